@@ -1,0 +1,1 @@
+"""failref: a knowledge base of performance failures in GPU training and inference."""

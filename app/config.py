@@ -1,0 +1,48 @@
+"""Settings, read from `FAILREF_*` environment variables when the app or CLI starts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+# The checkout (or the image's /app): where the shipped references, static files and
+# migrations live when no setting points elsewhere.
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+class Settings(BaseSettings):
+    """Every setting of failref; each is documented in the README's settings table."""
+
+    model_config = SettingsConfigDict(env_prefix="FAILREF_", extra="ignore")
+
+    database_url: str = Field(
+        default=f"sqlite:///{PROJECT_ROOT / 'var' / 'failref.db'}",
+        description="SQLAlchemy URL of the database; the embedded default is a SQLite file.",
+    )
+    references_dir: Path = Field(
+        default=PROJECT_ROOT / "references",
+        description="Folder of reference Markdown files, the source of truth.",
+    )
+    static_dir: Path = Field(
+        default=PROJECT_ROOT / "static",
+        description="Folder of CSS, JavaScript and icons served under /static.",
+    )
+    migrations_dir: Path = Field(
+        default=PROJECT_ROOT / "migrations",
+        description="Folder of Alembic migrations applied at start-up.",
+    )
+    read_only: bool = Field(
+        default=False, description="Turn every editing route off, for public mirrors."
+    )
+    max_body_bytes: int = Field(
+        default=10 * 1024 * 1024, description="Largest request body accepted, in bytes."
+    )
+    max_log_lines: int = Field(
+        default=100_000, description="Most lines a pasted log may have before it is refused."
+    )
+    cors_origins: list[str] = Field(
+        default_factory=list,
+        description="Origins allowed to call the JSON API from a browser (JSON list).",
+    )

@@ -1,0 +1,25 @@
+"""FastAPI dependencies shared by pages and API routes."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Request
+
+from app.catalog import Catalog
+from app.library import Library
+
+
+def get_library(request: Request) -> Library:
+    """The library the app factory opened at start-up."""
+    library: Library = request.app.state.library
+    return library
+
+
+def get_catalog(request: Request) -> Catalog:
+    """The current catalog snapshot; one request sees one snapshot throughout."""
+    return get_library(request).catalog
+
+
+LibraryDep = Annotated[Library, Depends(get_library)]
+CatalogDep = Annotated[Catalog, Depends(get_catalog)]

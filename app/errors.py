@@ -1,0 +1,135 @@
+"""Domain exceptions and the one error shape: a JSON body under /api/, an error page elsewhere."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
+from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+logger = logging.getLogger(__name__)
+
+API_PREFIX = "/api/"
+HTTP_CODES = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    409: "conflict",
+    412: "precondition_failed",
+    413: "payload_too_large",
+    415: "unsupported_media_type",
+    422: "invalid_input",
+    428: "precondition_required",
+    429: "too_many_requests",
+    500: "internal_error",
+    503: "unavailable",
+    507: "insufficient_storage",
+}
+
+
+class ErrorDetail(BaseModel):
+    """What went wrong, in a shape that never changes."""
+
+    code: str = Field(description="Stable machine-readable code, e.g. `not_found`.")
+    message: str = Field(description="What went wrong, for a person.")
+    field: str | None = Field(default=None, description="The input field at fault, if any.")
+
+
+class ErrorBody(BaseModel):
+    """Every API error: `{"error": {"code", "message", "field"}}`."""
+
+    error: ErrorDetail
+
+
+class FailrefError(Exception):
+    """An error with an HTTP status, shown to the user as it is."""
+
+    status = 400
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.field = field
+
+    @property
+    def code(self) -> str:
+        return HTTP_CODES.get(self.status, "error")
+
+
+class NotFound(FailrefError):
+    status = 404
+
+
+class InvalidInput(FailrefError):
+    status = 422
+
+
+class PayloadTooLarge(FailrefError):
+    status = 413
+
+
+class UnsupportedMediaType(FailrefError):
+    status = 415
+
+
+class Unavailable(FailrefError):
+    status = 503
+
+
+def wants_json(request: Request) -> bool:
+    """API paths always answer JSON; pages answer HTML."""
+    return request.url.path.startswith(API_PREFIX)
+
+
+def error_body(status: int, message: str, field: str | None = None) -> dict[str, Any]:
+    """The JSON error body for `status`."""
+    detail = ErrorDetail(code=HTTP_CODES.get(status, "error"), message=message, field=field)
+    return ErrorBody(error=detail).model_dump()
+
+
+def install_error_handlers(app: FastAPI, render_page: Any) -> None:
+    """Route every error through one place; `render_page(request, status, message)` draws HTML."""
+
+    def respond(request: Request, status: int, message: str, field: str | None = None) -> Response:
+        if wants_json(request):
+            return JSONResponse(error_body(status, message, field), status_code=status)
+        response: Response = render_page(request, status, message)
+        return response
+
+    @app.exception_handler(FailrefError)
+    async def domain_error(request: Request, error: FailrefError) -> Response:
+        return respond(request, error.status, error.message, error.field)
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(request: Request, error: RequestValidationError) -> Response:
+        field, message = _first_validation_problem(error)
+        return respond(request, 422, message, field)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, error: StarletteHTTPException) -> Response:
+        response = respond(request, error.status_code, str(error.detail))
+        for name, value in (error.headers or {}).items():
+            response.headers[name] = value
+        return response
+
+    @app.exception_handler(Exception)
+    async def unexpected_error(request: Request, error: Exception) -> Response:
+        logger.exception("unhandled error on %s %s", request.method, request.url.path)
+        return respond(request, 500, "Something went wrong on our side; it has been logged.")
+
+
+def _first_validation_problem(error: RequestValidationError) -> tuple[str | None, str]:
+    problems = error.errors()
+    if not problems:
+        return None, "invalid input"
+    first = problems[0]
+    location = [str(part) for part in first.get("loc", ()) if part not in ("body", "query")]
+    field = ".".join(location) or None
+    message = f"{field}: {first.get('msg', 'invalid')}" if field else str(first.get("msg"))
+    return field, message

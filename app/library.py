@@ -1,0 +1,74 @@
+"""The running library: settings, database engine and the current catalog snapshot."""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from sqlalchemy import Engine, text
+from sqlalchemy.exc import SQLAlchemyError
+from sqlmodel import Session
+
+from app.catalog import Catalog, load_catalog
+from app.config import Settings
+from app.db import make_engine, upgrade_database
+from app.loader import SyncReport, sync_folder
+
+logger = logging.getLogger(__name__)
+
+
+class Library:
+    """Owns the engine and swaps in a new catalog after each load; shared by app and CLI."""
+
+    def __init__(self, settings: Settings, engine: Engine) -> None:
+        self.settings = settings
+        self.engine = engine
+        self._reload_lock = threading.Lock()
+        self._catalog: Catalog | None = None
+
+    @property
+    def catalog(self) -> Catalog:
+        if self._catalog is None:
+            raise RuntimeError("the library has not been loaded yet")
+        return self._catalog
+
+    @property
+    def ready(self) -> bool:
+        return self._catalog is not None
+
+    def reload(self) -> SyncReport:
+        """Sync the references folder into the database, then swap in a new catalog."""
+        with self._reload_lock, Session(self.engine) as session:
+            report = sync_folder(session, self.settings.references_dir)
+            self._catalog = load_catalog(session, tuple(report.problems))
+        logger.info(
+            "references loaded: %d added, %d updated, %d removed, %d unchanged, %d problems",
+            len(report.added),
+            len(report.updated),
+            len(report.removed),
+            report.unchanged,
+            len(report.problems),
+        )
+        return report
+
+    def database_answers(self) -> bool:
+        """True when a trivial query succeeds."""
+        try:
+            with self.engine.connect() as connection:
+                connection.execute(text("SELECT 1"))
+        except SQLAlchemyError:
+            logger.exception("database check failed")
+            return False
+        return True
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+
+def open_library(settings: Settings) -> Library:
+    """Connect, migrate and load: everything the app and CLI need before serving."""
+    engine = make_engine(settings)
+    upgrade_database(engine, settings)
+    library = Library(settings, engine)
+    library.reload()
+    return library

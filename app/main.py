@@ -1,0 +1,57 @@
+"""The app factory: `create_app(settings)` wires routes, static files, errors and start-up."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
+from fastapi.staticfiles import StaticFiles
+from starlette.concurrency import run_in_threadpool
+
+from app import api, web
+from app.config import Settings
+from app.errors import install_error_handlers
+from app.library import open_library
+from app.security import SecurityHeaders
+
+logger = logging.getLogger(__name__)
+
+DESCRIPTION = (
+    "Match a GPU training or inference log against references of known performance "
+    "failures. A matching message never confirms a cause: each reference lists the "
+    "evidence checks that do."
+)
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """Build the app; the database is opened and the references loaded at start-up."""
+    settings = settings or Settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        library = await run_in_threadpool(open_library, settings)
+        app.state.library = library
+        try:
+            yield
+        finally:
+            library.close()
+
+    app = FastAPI(title="failref", description=DESCRIPTION, version="0.1.0", lifespan=lifespan)
+    app.state.settings = settings
+    app.mount("/static", StaticFiles(directory=settings.static_dir), name="static")
+    app.include_router(api.health_router)
+    app.include_router(api.router)
+    app.include_router(web.router)
+    install_error_handlers(app, web.error_page)
+    if settings.cors_origins:
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=settings.cors_origins,
+            allow_methods=["GET", "POST"],
+            allow_headers=["Content-Type"],
+        )
+    app.add_middleware(SecurityHeaders)
+    return app

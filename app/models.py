@@ -1,0 +1,49 @@
+"""Database tables: the index of references, their aliases and their revisions."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from sqlmodel import Field, SQLModel
+
+
+def utc_now() -> dt.datetime:
+    """The current time in UTC, as stored in every timestamp column."""
+    return dt.datetime.now(dt.UTC)
+
+
+class ReferenceRow(SQLModel, table=True):
+    """One loaded reference: a few columns to list by, the parsed document as JSON."""
+
+    __tablename__ = "reference"
+
+    id: str = Field(primary_key=True, max_length=80)
+    title: str
+    category: str = Field(index=True)
+    path: str
+    content_hash: str = Field(max_length=64)
+    document: str = Field(description="The parsed Reference as JSON.")
+    loaded_at: dt.datetime = Field(default_factory=utc_now)
+
+
+class AliasRow(SQLModel, table=True):
+    """A former id of a reference; `/r/<alias>` redirects to it."""
+
+    __tablename__ = "alias"
+
+    alias: str = Field(primary_key=True, max_length=80)
+    reference_id: str = Field(foreign_key="reference.id", index=True, ondelete="CASCADE")
+
+
+class RevisionRow(SQLModel, table=True):
+    """A version of a reference file, whoever made it (an editor, or "files" for git)."""
+
+    __tablename__ = "revision"
+
+    id: int | None = Field(default=None, primary_key=True)
+    reference_id: str = Field(index=True, max_length=80)
+    content_hash: str = Field(max_length=64)
+    content: str
+    author: str
+    message: str
+    created_at: dt.datetime = Field(default_factory=utc_now, index=True)

@@ -1,0 +1,103 @@
+"""Every read of references: listing with filters, lookup by id or alias, facets."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from app.catalog import Catalog
+from app.document import Reference
+from app.errors import NotFound
+
+
+@dataclass(frozen=True)
+class ReferenceFilter:
+    """Filters of the browse page and `GET /api/v1/references`; None means any."""
+
+    category: str | None = None
+    tag: str | None = None
+    framework: str | None = None
+    phase: str | None = None
+    q: str | None = None
+
+    def accepts(self, reference: Reference) -> bool:
+        return (
+            (not self.category or reference.category == self.category)
+            and (not self.tag or self.tag in reference.tags)
+            and (not self.framework or self.framework in reference.frameworks)
+            and (not self.phase or self.phase in reference.phases)
+            and (not self.q or _mentions(reference, self.q))
+        )
+
+
+def _mentions(reference: Reference, text: str) -> bool:
+    needle = text.casefold().strip()
+    haystack = " ".join(
+        [
+            reference.id,
+            reference.title,
+            reference.summary,
+            *reference.tags,
+            *reference.frameworks,
+            *reference.hardware,
+            *(message.text for message in reference.messages),
+        ]
+    ).casefold()
+    return all(word in haystack for word in needle.split())
+
+
+def list_references(catalog: Catalog, filters: ReferenceFilter) -> list[Reference]:
+    """The references that pass `filters`, in title order."""
+    return [ref for ref in catalog.references.values() if filters.accepts(ref)]
+
+
+def get_reference(catalog: Catalog, reference_id: str) -> Reference:
+    """The reference with this id, or NotFound (aliases are not followed here)."""
+    reference = catalog.references.get(reference_id)
+    if reference is None:
+        raise NotFound(f"no reference with id '{reference_id[:100]}'", field="id")
+    return reference
+
+
+def resolve_alias(catalog: Catalog, alias: str) -> str | None:
+    """The current id of a reference that used to be called `alias`."""
+    return catalog.aliases.get(alias)
+
+
+def related_references(catalog: Catalog, reference: Reference, limit: int = 5) -> list[Reference]:
+    """References this one links to, then those sharing the most tags with it."""
+    linked = [catalog.references[i] for i in reference.related if i in catalog.references]
+    shared = Counter(
+        {
+            other.id: len(set(other.tags) & set(reference.tags))
+            for other in catalog.references.values()
+            if other.id != reference.id and other.id not in reference.related
+        }
+    )
+    by_tags = [catalog.references[i] for i, count in shared.most_common() if count > 0]
+    return (linked + by_tags)[:limit]
+
+
+@dataclass(frozen=True)
+class Facets:
+    """The values each filter can take, with how many references have each."""
+
+    categories: list[tuple[str, int]]
+    tags: list[tuple[str, int]]
+    frameworks: list[tuple[str, int]]
+    phases: list[tuple[str, int]]
+
+
+def facets(catalog: Catalog) -> Facets:
+    """Counts of every category, tag, framework and phase across the catalog."""
+    references = list(catalog.references.values())
+
+    def count(values: list[str]) -> list[tuple[str, int]]:
+        return sorted(Counter(values).items())
+
+    return Facets(
+        categories=count([r.category for r in references]),
+        tags=count([t for r in references for t in r.tags]),
+        frameworks=count([f for r in references for f in r.frameworks]),
+        phases=count([p for r in references for p in r.phases]),
+    )

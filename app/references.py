@@ -1,0 +1,463 @@
+"""Parse one reference file into a `Reference` plus every problem found in it (pure)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from markdown_it.token import Token
+
+from app.calculators import CalculatorInputError, UnknownCalculator, get_calculator
+from app.document import (
+    CATEGORIES,
+    PHASES,
+    CalculatorSpec,
+    Cause,
+    Check,
+    Message,
+    Reference,
+    Source,
+)
+from app.frontmatter import FrontMatterError, split_front_matter
+from app.problems import Problem
+from app.render import is_safe_url, linked_reference_id, render_markdown
+from app.sections import Block, Section, list_items, split_sections
+
+SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+MAX_SLUG_LENGTH = 80  # long enough for any title-like id, short enough for a URL segment
+MAX_TITLE_LENGTH = 160
+MAX_SUMMARY_LENGTH = 400
+REQUIRED_SECTIONS = ("Message", "Context", "Causes", "Evidence checks", "Sources")
+WORKED_EXAMPLE = "Worked example"
+REQUIRED_KEYS = ("id", "title", "summary", "category", "tags", "frameworks", "phases", "updated")
+OPTIONAL_KEYS = ("hardware", "calculator", "aliases")
+SEEN_IN = "Seen in"
+CHECK_VERDICT = re.compile(r"\b(confirm\w*|rules? out|ruled out)\b", re.IGNORECASE)
+SOURCE_SEPARATORS = " \t—–-:;,"
+
+
+def content_hash(data: bytes) -> str:
+    """The SHA-256 of a file's bytes: what changed files are recognised by."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def is_slug(value: str) -> bool:
+    """True when `value` obeys the id rule: `[a-z0-9]` words joined by single hyphens."""
+    return len(value) <= MAX_SLUG_LENGTH and SLUG.match(value) is not None
+
+
+@dataclass
+class _Collector:
+    """Collects the problems of one file."""
+
+    path: str
+    problems: list[Problem] = field(default_factory=list)
+
+    def add(self, line: int, rule: str, message: str) -> None:
+        self.problems.append(Problem(self.path, line, rule, message))
+
+    def warn(self, line: int, rule: str, message: str) -> None:
+        self.problems.append(Problem(self.path, line, rule, message, "warning"))
+
+
+def parse_reference(path: str, data: bytes) -> tuple[Reference | None, list[Problem]]:
+    """Parse the bytes of the file at `path`; the reference is None when any error was found."""
+    found = _Collector(path)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        found.add(line, "encoding", "the file is not valid UTF-8")
+        return None, found.problems
+    text = text.replace("\r\n", "\n")
+    try:
+        split = split_front_matter(text)
+    except FrontMatterError as error:
+        found.add(error.line, "front matter", error.message)
+        return None, found.problems
+    meta = _front_matter(split.values, split.key_lines, _file_stem(path), found)
+    body = _body(split.body, split.body_first_line, meta.get("calculator") is not None, found)
+    if any(problem.severity == "error" for problem in found.problems):
+        return None, found.problems
+    reference = Reference(**meta, **body, path=path, content_hash=content_hash(data))
+    return reference, found.problems
+
+
+def _file_stem(path: str) -> str:
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    return name.removesuffix(".md")
+
+
+# Front matter -----------------------------------------------------------------------------
+
+
+def _front_matter(
+    values: dict[str, Any], lines: dict[str, int], stem: str, found: _Collector
+) -> dict[str, Any]:
+    def line(key: str) -> int:
+        return lines.get(key, 1)
+
+    for key in values:
+        if key not in REQUIRED_KEYS and key not in OPTIONAL_KEYS:
+            found.add(line(str(key)), "front matter", f"unknown key '{key}'")
+    for key in REQUIRED_KEYS:
+        if key not in values:
+            found.add(1, "front matter", f"missing required key '{key}'")
+    meta: dict[str, Any] = {}
+    for key, check in _FIELD_CHECKS.items():
+        if key in values:
+            checked = check(values[key], line(key), found)
+            if checked is not None:
+                meta[key] = checked
+    if "id" in meta and meta["id"] != stem:
+        found.add(line("id"), "front matter", f"id '{meta['id']}' differs from file name '{stem}'")
+    if "aliases" in meta and meta.get("id") in meta["aliases"]:
+        found.add(line("aliases"), "front matter", "aliases: a reference cannot alias itself")
+    return meta
+
+
+def _check_id(value: Any, line: int, found: _Collector) -> str | None:
+    if not isinstance(value, str) or not is_slug(value):
+        found.add(line, "front matter", "id must be a slug of [a-z0-9] words joined by '-'")
+        return None
+    return value
+
+
+def _check_text(limit: int) -> Callable[[Any, int, _Collector], str | None]:
+    def check(value: Any, line: int, found: _Collector) -> str | None:
+        if not isinstance(value, str) or not value.strip():
+            found.add(line, "front matter", "must be non-empty text")
+            return None
+        if "\n" in value.strip() or len(value) > limit:
+            found.add(line, "front matter", f"must be one line of at most {limit} characters")
+            return None
+        return value.strip()
+
+    return check
+
+
+def _check_summary(value: Any, line: int, found: _Collector) -> str | None:
+    summary = _check_text(MAX_SUMMARY_LENGTH)(value, line, found)
+    if summary is not None and not summary.endswith((".", "?", "!")):
+        found.add(line, "front matter", "summary must be one sentence ending with a full stop")
+        return None
+    return summary
+
+
+def _check_category(value: Any, line: int, found: _Collector) -> str | None:
+    if value not in CATEGORIES:
+        found.add(line, "front matter", f"category must be one of {', '.join(CATEGORIES)}")
+        return None
+    return str(value)
+
+
+def _check_list(
+    *, required: bool, allowed: tuple[str, ...] = ()
+) -> Callable[[Any, int, _Collector], tuple[str, ...] | None]:
+    def check(value: Any, line: int, found: _Collector) -> tuple[str, ...] | None:
+        if value is None and not required:
+            return ()
+        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+            found.add(line, "front matter", "must be a list of non-empty strings")
+            return None
+        if required and not value:
+            found.add(line, "front matter", "must list at least one entry")
+            return None
+        unknown = [v for v in value if allowed and v not in allowed]
+        if unknown:
+            found.add(line, "front matter", f"unknown {unknown[0]!r}; use {', '.join(allowed)}")
+            return None
+        return tuple(value)
+
+    return check
+
+
+def _check_tags(value: Any, line: int, found: _Collector) -> tuple[str, ...] | None:
+    tags = _check_list(required=True)(value, line, found)
+    if tags is not None and any(tag != tag.lower() for tag in tags):
+        found.add(line, "front matter", "tags must be lowercase")
+        return None
+    return tags
+
+
+def _check_aliases(value: Any, line: int, found: _Collector) -> tuple[str, ...] | None:
+    aliases = _check_list(required=False)(value, line, found)
+    if aliases is not None and not all(is_slug(alias) for alias in aliases):
+        found.add(line, "front matter", "every alias must be a slug like an id")
+        return None
+    return aliases
+
+
+def _check_updated(value: Any, line: int, found: _Collector) -> dt.date | None:
+    if isinstance(value, dt.date) and not isinstance(value, dt.datetime):
+        return value
+    try:
+        return dt.date.fromisoformat(str(value))
+    except ValueError:
+        found.add(line, "front matter", "updated must be an ISO date like 2026-11-29")
+        return None
+
+
+def _check_calculator(value: Any, line: int, found: _Collector) -> CalculatorSpec | None:
+    if not isinstance(value, dict) or not isinstance(value.get("name"), str):
+        found.add(line, "calculator", "must be a mapping with a 'name' and optional 'inputs'")
+        return None
+    inputs = value.get("inputs") or {}
+    extra = set(value) - {"name", "inputs"}
+    if extra or not isinstance(inputs, dict):
+        found.add(line, "calculator", "only 'name' and an 'inputs' mapping are allowed")
+        return None
+    try:
+        get_calculator(value["name"]).run(inputs)
+    except UnknownCalculator:
+        found.add(line, "calculator", f"unknown calculator '{value['name']}'")
+        return None
+    except CalculatorInputError as error:
+        found.add(line, "calculator", f"input {error}")
+        return None
+    return CalculatorSpec(name=value["name"], inputs=inputs)
+
+
+_FIELD_CHECKS: dict[str, Callable[[Any, int, _Collector], Any]] = {
+    "id": _check_id,
+    "title": _check_text(MAX_TITLE_LENGTH),
+    "summary": _check_summary,
+    "category": _check_category,
+    "tags": _check_tags,
+    "frameworks": _check_list(required=True),
+    "phases": _check_list(required=True, allowed=PHASES),
+    "hardware": _check_list(required=False),
+    "calculator": _check_calculator,
+    "updated": _check_updated,
+    "aliases": _check_aliases,
+}
+
+
+# Body -------------------------------------------------------------------------------------
+
+
+def _body(text: str, first_line: int, has_calculator: bool, found: _Collector) -> dict[str, Any]:
+    parsed = split_sections(text, first_line)
+    for line, message in parsed.stray:
+        found.add(line, "sections", message)
+    sections = _ordered_sections(parsed.sections, has_calculator, found)
+    if sections is None:
+        return {}
+    worked = sections.get(WORKED_EXAMPLE)
+    return {
+        "messages": _messages(sections["Message"], found),
+        "context_markdown": sections["Context"].markdown,
+        "context_html": render_markdown(sections["Context"].markdown),
+        "causes": _causes(sections["Causes"], found),
+        "checks": _checks(sections["Evidence checks"], found),
+        "worked_example_markdown": worked.markdown if worked else "",
+        "worked_example_html": render_markdown(worked.markdown) if worked else "",
+        "sources": _sources(sections["Sources"], found),
+        "related": _related(sections.values()),
+    }
+
+
+def _ordered_sections(
+    sections: list[Section], has_calculator: bool, found: _Collector
+) -> dict[str, Section] | None:
+    expected = list(REQUIRED_SECTIONS)
+    if has_calculator:
+        expected.insert(expected.index("Sources"), WORKED_EXAMPLE)
+    names = [section.heading for section in sections]
+    for section in sections:
+        if section.heading not in expected:
+            hint = "" if section.heading != WORKED_EXAMPLE else " without a calculator"
+            found.add(section.line, "sections", f"unexpected section '{section.heading}'{hint}")
+    missing = [name for name in expected if name not in names]
+    for name in missing:
+        found.add(1, "sections", f"missing section '{name}'")
+    present = [name for name in names if name in expected]
+    if not missing and present != expected:
+        line = next(s.line for s, e in zip(sections, expected, strict=False) if s.heading != e)
+        found.add(line, "sections", f"sections must come in this order: {', '.join(expected)}")
+    if missing or present != expected or len(names) != len(set(names)):
+        return None
+    by_name = {section.heading: section for section in sections}
+    for section in by_name.values():
+        if not section.blocks:
+            found.add(section.line, section.heading, "the section is empty")
+    return by_name
+
+
+def _messages(section: Section, found: _Collector) -> tuple[Message, ...]:
+    messages: list[Message] = []
+    blocks = section.blocks
+    for index, block in enumerate(blocks):
+        if block.kind in ("fence", "code_block"):
+            messages.append(_message(block, blocks[index + 1 : index + 2], found))
+        elif not _is_seen_in(block):
+            found.add(block.first_line, "Message", "only code blocks and 'Seen in' lines go here")
+    if not messages and section.blocks:
+        found.add(section.line, "Message", "at least one fenced code block is required")
+    return tuple(messages)
+
+
+def _message(block: Block, following: list[Block], found: _Collector) -> Message:
+    text = block.tokens[0].content.strip("\n")
+    if not text.strip():
+        found.add(block.first_line, "Message", "empty message block")
+    seen_in = following[0] if following and _is_seen_in(following[0]) else None
+    if seen_in is None:
+        found.add(block.first_line, "Message", f"the block needs a '{SEEN_IN} [where](url)' line")
+        return Message(text=text, line=block.first_line, seen_in_markdown="", seen_in_url=None)
+    links = [href for href, _ in _links(seen_in.tokens)]
+    if not links:
+        found.add(seen_in.first_line, "Message", f"'{SEEN_IN}' line has no link")
+    for href in links:
+        _check_source_url(href, seen_in.first_line, "Message", found)
+    return Message(
+        text=text,
+        line=block.first_line,
+        seen_in_markdown=seen_in.source,
+        seen_in_url=links[0] if links else None,
+    )
+
+
+def _is_seen_in(block: Block) -> bool:
+    return block.kind == "paragraph_open" and block.tokens[1].content.startswith(SEEN_IN)
+
+
+def _single_list(section: Section, ordered: bool, found: _Collector) -> list[Block]:
+    kinds = ("ordered_list_open",) if ordered else ("bullet_list_open", "ordered_list_open")
+    lists = [block for block in section.blocks if block.kind in kinds]
+    for block in section.blocks:
+        if block.kind not in kinds:
+            what = "an ordered list (1. 2. 3.)" if ordered else "a list"
+            found.add(block.first_line, section.heading, f"must hold only {what}")
+    return [item for block in lists for item in list_items(block)]
+
+
+def _causes(section: Section, found: _Collector) -> tuple[Cause, ...]:
+    causes = []
+    for item in _single_list(section, ordered=True, found=found):
+        title = _bold_lead(item.tokens)
+        if title is None:
+            found.add(item.first_line, "Causes", "start the item with the cause in **bold**")
+        causes.append(
+            Cause(
+                title=title or "",
+                markdown=item.source,
+                html=render_markdown(item.source),
+                line=item.first_line,
+            )
+        )
+    return tuple(causes)
+
+
+def _bold_lead(tokens: list[Token]) -> str | None:
+    inline = next((token for token in tokens if token.type == "inline"), None)
+    children = [
+        child
+        for child in (inline.children if inline and inline.children else [])
+        if child.type != "text" or child.content
+    ]
+    if len(children) < 3 or children[0].type != "strong_open":
+        return None
+    closing = next(i for i, child in enumerate(children) if child.type == "strong_close")
+    text = "".join(child.content for child in children[1:closing])
+    return text.strip().rstrip(".:").strip() or None
+
+
+def _checks(section: Section, found: _Collector) -> tuple[Check, ...]:
+    checks = []
+    for item in _single_list(section, ordered=False, found=found):
+        if not CHECK_VERDICT.search(item.source):
+            found.add(
+                item.first_line, "Evidence checks", "say which cause it confirms or rules out"
+            )
+        commands = tuple(t.content.strip("\n") for t in item.tokens if t.type == "fence")
+        checks.append(
+            Check(
+                markdown=item.source,
+                html=render_markdown(item.source),
+                commands=commands,
+                line=item.first_line,
+            )
+        )
+    return tuple(checks)
+
+
+def _sources(section: Section, found: _Collector) -> tuple[Source, ...]:
+    sources = []
+    for item in _single_list(section, ordered=False, found=found):
+        source = _source(item, found)
+        if source is not None:
+            sources.append(source)
+    return tuple(sources)
+
+
+def _source(item: Block, found: _Collector) -> Source | None:
+    links = _links(item.tokens)
+    if not links:
+        found.add(item.first_line, "Sources", "item has no [title](url) link")
+        return None
+    href, title = links[0]
+    if not href.strip():
+        found.add(item.first_line, "Sources", "link has no URL")
+        return None
+    _check_source_url(href, item.first_line, "Sources", found)
+    supports = item.source.split(")", 1)[1].lstrip(SOURCE_SEPARATORS) if ")" in item.source else ""
+    if not supports.strip():
+        found.add(item.first_line, "Sources", "say what the source supports after the link")
+    return Source(
+        title=title,
+        url=href,
+        supports_markdown=supports,
+        supports_html=render_markdown(supports),
+        line=item.first_line,
+    )
+
+
+def _check_source_url(href: str, line: int, rule: str, found: _Collector) -> None:
+    if not href.lower().startswith(("http://", "https://")) or not is_safe_url(href):
+        found.add(line, rule, f"link must be a public http(s) URL, not '{href[:80]}'")
+
+
+def _links(tokens: list[Token]) -> list[tuple[str, str]]:
+    """Every (href, text) in the blocks, including links the renderer would refuse."""
+    links = []
+    for token in tokens:
+        children = token.children or []
+        for index, child in enumerate(children):
+            if child.type == "link_open":
+                text = children[index + 1].content if index + 1 < len(children) else ""
+                links.append((str(child.attrGet("href") or ""), text))
+        links.extend(_refused_links(token))
+    return links
+
+
+# A link whose URL the renderer refuses (`javascript:`) is parsed as plain text, so it is found
+# here instead: every `[text](url)` that did not become a link is still a broken source.
+_LINK_TEXT = re.compile(r"\[([^\]]*)\]\(([^)\s]*)[^)]*\)")
+
+
+def _refused_links(token: Token) -> list[tuple[str, str]]:
+    if token.type != "inline":
+        return []
+    texts = "".join(child.content for child in token.children or [] if child.type == "text")
+    return [(href, text) for text, href in _LINK_TEXT.findall(texts)]
+
+
+def _related(sections: Any) -> tuple[str, ...]:
+    related: list[str] = []
+    for section in sections:
+        for block in section.blocks:
+            for href, _ in _links(block.tokens):
+                reference_id = linked_reference_id(href) or _site_reference_id(href)
+                if reference_id and reference_id not in related:
+                    related.append(reference_id)
+    return tuple(related)
+
+
+def _site_reference_id(href: str) -> str | None:
+    prefix = "/r/"
+    return href.removeprefix(prefix) if href.startswith(prefix) else None

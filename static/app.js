@@ -1,0 +1,47 @@
+// failref: small progressive enhancements; every page works without this file.
+"use strict";
+
+function addCopyButtons() {
+  for (const pre of document.querySelectorAll("pre.copyable, .checks pre, .message pre")) {
+    if (pre.querySelector("button.copy")) continue;
+    pre.classList.add("copyable");
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "copy";
+    button.textContent = "Copy";
+    button.setAttribute("aria-label", "Copy to clipboard");
+    button.addEventListener("click", async () => {
+      const text = pre.querySelector("code")?.textContent ?? pre.textContent;
+      try {
+        await navigator.clipboard.writeText(text);
+        button.textContent = "Copied";
+      } catch {
+        button.textContent = "Select and copy";
+      }
+      setTimeout(() => { button.textContent = "Copy"; }, 1500);
+    });
+    pre.appendChild(button);
+  }
+}
+
+function rememberChecks() {
+  const article = document.querySelector("[data-reference]");
+  if (!article) return;
+  const key = "failref:checks:" + article.dataset.reference;
+  let ticked = {};
+  try { ticked = JSON.parse(localStorage.getItem(key) || "{}"); } catch { ticked = {}; }
+  for (const box of article.querySelectorAll("input[data-check]")) {
+    box.checked = Boolean(ticked[box.dataset.check]);
+    box.closest("li")?.classList.toggle("done", box.checked);
+    box.addEventListener("change", () => {
+      ticked[box.dataset.check] = box.checked;
+      box.closest("li")?.classList.toggle("done", box.checked);
+      try { localStorage.setItem(key, JSON.stringify(ticked)); } catch { /* storage full or off */ }
+    });
+  }
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  addCopyButtons();
+  rememberChecks();
+});

@@ -1,0 +1,39 @@
+"""Shared fixtures: a temporary references folder, settings, and an app client."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.config import Settings
+from app.main import create_app
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.fixture
+def references_dir(tmp_path: Path) -> Path:
+    """A writable copy of the good fixture references."""
+    folder = tmp_path / "references"
+    shutil.copytree(FIXTURES / "good", folder)
+    return folder
+
+
+@pytest.fixture
+def settings(tmp_path: Path, references_dir: Path) -> Settings:
+    """Settings for a temporary SQLite file and the fixture references."""
+    return Settings(
+        database_url=f"sqlite:///{tmp_path / 'db' / 'failref.db'}",
+        references_dir=references_dir,
+    )
+
+
+@pytest.fixture
+def client(settings: Settings) -> Iterator[TestClient]:
+    """A client of an app started (lifespan run) on the fixture references."""
+    with TestClient(create_app(settings)) as test_client:
+        yield test_client
