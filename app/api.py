@@ -4,17 +4,57 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Body, Depends, Query, Request
 
-from app.deps import CatalogDep, LibraryDep
-from app.errors import ErrorBody, Unavailable
+from app.analysis import match_message, scan_text
+from app.calculations import calculate, find_calculator
+from app.calculators import CALCULATORS, Calculator
+from app.deps import CatalogDep, LibraryDep, SettingsDep
+from app.errors import ErrorBody, Unavailable, UnsupportedMediaType
+from app.matcher import CONFIDENT_THRESHOLD
 from app.queries import ReferenceFilter, get_reference, list_references
-from app.schemas import Health, ReferenceDetail, ReferenceList, ReferenceSummary
+from app.schemas import (
+    CalculatorInfo,
+    CalculatorList,
+    CalculatorRun,
+    Health,
+    MatchPublic,
+    MatchRequest,
+    MatchResponse,
+    QueryEcho,
+    ReferenceDetail,
+    ReferenceList,
+    ReferenceSummary,
+    ScanHitPublic,
+    ScanRequest,
+    ScanResponse,
+)
+
+
+def require_json(request: Request) -> None:
+    """Refuse a body that is not declared as JSON (415) before parsing it."""
+    media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if media_type != "application/json":
+        raise UnsupportedMediaType("send the body as application/json")
+
 
 router = APIRouter(prefix="/api/v1", tags=["references"])
-NOT_FOUND: dict[int | str, dict[str, Any]] = {
-    404: {"model": ErrorBody, "description": "Unknown id."}
-}
+json_router = APIRouter(prefix="/api/v1", dependencies=[Depends(require_json)])
+
+
+def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI entries for the error statuses a route can answer, all with ErrorBody."""
+    meaning = {
+        404: "Unknown id or name.",
+        413: "Body over the configured size limit.",
+        415: "Body is not application/json.",
+        422: "Invalid input; `field` names it.",
+        503: "Not ready yet.",
+    }
+    return {status: {"model": ErrorBody, "description": meaning[status]} for status in statuses}
+
+
+NOT_FOUND = errors(404)
 
 
 def reference_url(request: Request, reference_id: str) -> str:
@@ -76,3 +116,130 @@ def readyz(library: LibraryDep) -> Health:
         raise Unavailable("the database does not answer")
     catalog = library.catalog
     return Health(status="ok", references=len(catalog.references), problems=len(catalog.problems))
+
+
+@json_router.post(
+    "/match",
+    response_model=MatchResponse,
+    responses=errors(413, 415, 422),
+    tags=["matching"],
+    summary="Match a message",
+)
+def api_match(request: Request, body: MatchRequest, catalog: CatalogDep) -> MatchResponse:
+    """Rank the references that may explain one pasted message (a line or a short block such
+    as a traceback), best first. A match never confirms a cause: open the reference and run
+    its evidence checks."""
+    result = match_message(catalog, body.log, body.context, body.limit)
+    matches = [
+        MatchPublic(
+            id=match.id,
+            title=match.title,
+            summary=match.summary,
+            score=match.score,
+            confident=match.confident,
+            reasons=match.reasons,
+            matched_message=match.matched_message,
+            url=reference_url(request, match.id),
+        )
+        for match in result.matches
+    ]
+    query = QueryEcho(normalized=result.normalized, inferred_context=result.inferred_context)
+    return MatchResponse(query=query, matches=matches, confident_threshold=CONFIDENT_THRESHOLD)
+
+
+@json_router.post(
+    "/scan",
+    response_model=ScanResponse,
+    responses=errors(413, 415, 422),
+    tags=["matching"],
+    summary="Scan a whole log",
+)
+def api_scan(
+    request: Request, body: ScanRequest, catalog: CatalogDep, settings: SettingsDep
+) -> ScanResponse:
+    """Find every reference a whole log shows, with the count of matching lines, their line
+    numbers and an example line per reference."""
+    result = scan_text(catalog, body.log, body.context, settings.max_log_lines)
+    hits = [
+        ScanHitPublic(
+            id=hit.id,
+            title=hit.title,
+            score=hit.score,
+            confident=hit.confident,
+            count=hit.count,
+            first_line=hit.first_line,
+            last_line=hit.last_line,
+            line_numbers=hit.line_numbers,
+            example=hit.example,
+            url=reference_url(request, hit.id),
+        )
+        for hit in result.hits
+    ]
+    return ScanResponse(
+        lines=result.lines,
+        templates=result.templates,
+        fuzzy_templates=result.fuzzy_templates,
+        capped=result.capped,
+        inferred_context=result.inferred_context,
+        hits=hits,
+    )
+
+
+def calculator_info(calculator: Calculator) -> CalculatorInfo:
+    """The public description of a calculator."""
+    return CalculatorInfo(
+        name=calculator.name,
+        title=calculator.title,
+        summary=calculator.summary,
+        formula=calculator.formula,
+        source_title=calculator.source_title,
+        source_url=calculator.source_url,
+        input_schema=calculator.input_schema(),
+        outputs=[
+            {"name": o.name, "label": o.label, "unit": o.unit, "help": o.help}
+            for o in calculator.outputs
+        ],
+        defaults=calculator.defaults(),
+    )
+
+
+@router.get(
+    "/calculators", response_model=CalculatorList, tags=["calculators"], summary="List calculators"
+)
+def api_list_calculators() -> CalculatorList:
+    """Every calculator with its input schema (units, bounds, defaults) and outputs."""
+    return CalculatorList(calculators=[calculator_info(c) for c in CALCULATORS.values()])
+
+
+@router.get(
+    "/calculators/{name}",
+    response_model=CalculatorInfo,
+    responses=NOT_FOUND,
+    tags=["calculators"],
+    summary="Describe a calculator",
+)
+def api_get_calculator(name: str) -> CalculatorInfo:
+    """One calculator with its input schema and outputs."""
+    return calculator_info(find_calculator(name))
+
+
+@json_router.post(
+    "/calculators/{name}",
+    response_model=CalculatorRun,
+    responses=errors(404, 413, 415, 422),
+    tags=["calculators"],
+    summary="Run a calculator",
+)
+def api_run_calculator(
+    name: str,
+    inputs: Annotated[
+        dict[str, Any],
+        Body(
+            description="Inputs by name; missing ones take their defaults.",
+            examples=[{"gradient_gb": 140, "workers": 256, "slow_gbps": 25}],
+        ),
+    ],
+) -> CalculatorRun:
+    """Run a calculator; the answer holds the outputs with the inputs used and the formula."""
+    result = calculate(name, inputs)
+    return CalculatorRun(**result.to_dict())

@@ -7,6 +7,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 
 from app.catalog import Catalog
+from app.config import Settings
 from app.library import Library
 
 
@@ -21,5 +22,11 @@ def get_catalog(request: Request) -> Catalog:
     return get_library(request).catalog
 
 
+def get_settings(request: Request) -> Settings:
+    """The settings the app was created with."""
+    return get_library(request).settings
+
+
 LibraryDep = Annotated[Library, Depends(get_library)]
 CatalogDep = Annotated[Catalog, Depends(get_catalog)]
+SettingsDep = Annotated[Settings, Depends(get_settings)]

@@ -44,6 +44,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.mount("/static", StaticFiles(directory=settings.static_dir), name="static")
     app.include_router(api.health_router)
     app.include_router(api.router)
+    app.include_router(api.json_router)
     app.include_router(web.router)
     install_error_handlers(app, web.error_page)
     if settings.cors_origins:

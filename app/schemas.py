@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from app.document import Reference
+from app.matcher import RunContext
 
 
 class ReferenceSummary(BaseModel):
@@ -62,3 +64,117 @@ class Health(BaseModel):
     status: str = Field(examples=["ok"])
     references: int | None = Field(default=None, description="References in the index.")
     problems: int | None = Field(default=None, description="Problems found at the last load.")
+
+
+# Matching ---------------------------------------------------------------------------------
+
+EXAMPLE_LINE = (
+    "[rank3]:[E ProcessGroupNCCL.cpp:616] [Rank 3] Watchdog caught collective operation "
+    "timeout: WorkNCCL(SeqNum=1543, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, "
+    "Timeout(ms)=600000) ran for 600215 milliseconds before timing out."
+)
+
+
+class MatchRequest(BaseModel):
+    """A pasted message (a line, or a block such as a traceback) and what is known of the run."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    log: str = Field(description="The message as it appears in the log.", examples=[EXAMPLE_LINE])
+    context: RunContext | None = Field(default=None, description="What you know of the run.")
+    limit: int = Field(default=5, ge=1, le=50, description="Most references to return.")
+
+
+class QueryEcho(BaseModel):
+    """How the text was read."""
+
+    normalized: str = Field(description="The text after masking numbers, paths, hosts, ...")
+    inferred_context: dict[str, str] = Field(description="Context found in the text itself.")
+
+
+class MatchPublic(BaseModel):
+    """A reference that may explain the message. A match never confirms a cause."""
+
+    id: str
+    title: str
+    summary: str
+    score: float = Field(ge=0, le=1, description="1 is an exact match of a message.")
+    confident: bool = Field(description="Score at or above the calibrated threshold.")
+    reasons: list[str] = Field(description="Why it matched: message, keywords, context.")
+    matched_message: str | None = Field(description="The reference's message that matched.")
+    url: str
+
+
+class MatchResponse(BaseModel):
+    """Ranked references for one message, best first; open each and run its checks."""
+
+    query: QueryEcho
+    matches: list[MatchPublic]
+    confident_threshold: float
+
+
+class ScanRequest(BaseModel):
+    """A whole log and what is known of the run."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    log: str = Field(description="The log, up to the configured number of lines.")
+    context: RunContext | None = Field(default=None, description="What you know of the run.")
+
+
+class ScanHitPublic(BaseModel):
+    """A reference the log shows, with where."""
+
+    id: str
+    title: str
+    score: float = Field(ge=0, le=1)
+    confident: bool
+    count: int = Field(description="Lines that matched.")
+    first_line: int
+    last_line: int
+    line_numbers: list[int] = Field(description="1-based line numbers, capped.")
+    example: str = Field(description="One matching line as it appears in the log.")
+    url: str
+
+
+class ScanResponse(BaseModel):
+    """What a whole-log scan found, best reference first."""
+
+    lines: int
+    templates: int = Field(description="Distinct lines once numbers, paths, ... are masked.")
+    fuzzy_templates: int = Field(description="Templates compared with the references.")
+    capped: bool = Field(description="True when more templates qualified than were compared.")
+    inferred_context: dict[str, str]
+    hits: list[ScanHitPublic]
+
+
+# Calculators ------------------------------------------------------------------------------
+
+
+class CalculatorInfo(BaseModel):
+    """A calculator: what it models, its inputs (as JSON schema) and outputs."""
+
+    name: str
+    title: str
+    summary: str
+    formula: str
+    source_title: str
+    source_url: str
+    input_schema: dict[str, Any]
+    outputs: list[dict[str, str]]
+    defaults: dict[str, Any]
+
+
+class CalculatorList(BaseModel):
+    """Every calculator."""
+
+    calculators: list[CalculatorInfo]
+
+
+class CalculatorRun(BaseModel):
+    """The outputs of one run with the inputs it used (defaults filled in) and the formula."""
+
+    name: str
+    inputs: dict[str, Any]
+    outputs: dict[str, Any]
+    formula: str
