@@ -1,0 +1,224 @@
+"""Log text into the normal form that reference messages are compared in.
+
+A real line and its reference template compare equal when only the variable parts
+differ: colour codes and log prefixes go, and numbers, hex addresses, UUIDs, paths,
+IPs, hostnames and tensor shapes become the placeholders reference authors write
+(`<n>`, `<hex>`, `<uuid>`, `<path>`, `<ip>`, `<host>`, `<shape>`). Every rule is one
+small function; `normalize_line` applies them in order. Templates go through the same
+rules, which leave placeholders alone, so both sides land on one form. No user text is
+ever compiled as a regular expression, and every pattern here is linear-time.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+# Longest raw line looked at: bounds regex and fuzzy cost on a 1 MB single-line paste
+# while keeping every real log line whole (the longest in the labelled set is < 1,000).
+MAX_LINE_CHARS = 2_000
+# Prefixes nest (`[rank0]:[E1102 10:00:00.1 ProcessGroupNCCL.cpp:616] [Rank 0] ...`); a
+# bound keeps a line made only of prefixes from looping long.
+MAX_PREFIX_PASSES = 8
+
+# A number as it appears in a raw line, or the placeholder a template has instead.
+_N = r"(?:\d+|<n>)"
+_TIME = rf"{_N}:{_N}(?::{_N})?(?:[.,]{_N})?"
+# Placeholders authors write for a whole timestamp.
+_STAMP = r"<(?:timestamp|datetime|date|time)>"
+_MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
+
+ANSI_RE = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC: titles, hyperlinks
+    r"|\x1b[@-Z\\-_]"  # two-character escapes
+)
+CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd]+")
+SPACE_RE = re.compile(r"\s+")
+
+PREFIX_RES: tuple[re.Pattern[str], ...] = (
+    # torchrun/SLURM rank labels: `[rank3]:`, `[default0]:`, `rank3:`, `0: `
+    re.compile(rf"\[(?:rank|default|local_rank) ?{_N}\]:?\s*", re.IGNORECASE),
+    re.compile(rf"(?:rank|local_rank) ?{_N}:\s*", re.IGNORECASE),
+    re.compile(rf"{_N}:\s+"),
+    # glog and c10 logging: `E1102 10:00:00.123456 1234 file.cc:12]`, `[W ProcessGroup.cpp:1]`
+    re.compile(
+        rf"\[?[IWEFDV]{_N}(?: {_TIME})?(?: +{_N})?(?: [\w./-]+:{_N})?\]\s*"
+        rf"|\[?[IWEFDV]{_N} {_TIME}(?: +{_N})?\s+"
+        rf"|\[[IWEFD] [\w./-]+:{_N}\]\s*"
+    ),
+    re.compile(rf"\[?{_STAMP}\]?,?\s*"),
+    # ISO dates with optional time, `[2024-01-02 03:04:05,678]`, `2024-01-02T03:04:05Z`
+    re.compile(
+        rf"\[?{_N}-{_N}-{_N}(?:[T ]{_TIME}(?:Z|[+-]{_N}(?::?{_N})?)?)?\]?,?\s*",
+    ),
+    # vLLM `01-02 03:04:05`, bare times, dmesg `[ 12.345678]`, syslog `Jan  2 03:04:05`
+    re.compile(rf"\[?{_N}-{_N} {_TIME}\]?\s*"),
+    re.compile(rf"\[?{_TIME}\]?\s+"),
+    re.compile(rf"\[\s*{_N}(?:\.{_N})?\]\s*"),
+    # syslog `Jan  2 03:04:05 host kernel:`, dmesg -T `[Fri Aug  9 13:32:56 2024]`
+    re.compile(rf"{_MONTH} +{_N} {_TIME}(?:\s+[\w.<>-]+ [\w.-]+(?:\[{_N}\])?:)?\s+"),
+    re.compile(rf"\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) {_MONTH} +{_N} {_TIME} {_N}\]\s*"),
+    # levels: `INFO`, `[WARNING]`, `ERROR:root:`, `| ERROR    |`
+    re.compile(
+        r"[\[|]?\s*(?:INFO|WARN|WARNING|ERROR|DEBUG|CRITICAL|FATAL|TRACE|NOTICE)"
+        r"(?:(?::[\w.]+:|\s*[\]|:]|\s+-)\s*|\s+)"
+    ),
+    # source locations: `[engine.py:123]`, `llm_engine.py:123]`, `module:func:12 -`
+    re.compile(
+        rf"\[?[\w./-]+\.(?:py|cc|cpp|cxx|c|h|hpp|cu|cuh|rs|go):{_N}(?::\w+)?\]:?\s*"
+        rf"|[\w.]+:[\w<>]+:{_N}\s+-\s+"
+    ),
+    # process labels: `(VllmWorkerProcess pid=123)`, `(RayWorker pid=1, ip=10.0.0.1)`,
+    # NCCL `host:1234:5678 [0]`, `[pid 123]`
+    re.compile(rf"\((?:[\w-]+ )?pid={_N}(?:, ip=[\w.<>:]+)?\)\s*"),
+    re.compile(rf"[\w.<>-]+:{_N}:{_N} \[{_N}\]\s*"),
+    re.compile(rf"\[pid:? ?{_N}\]\s*", re.IGNORECASE),
+    # separators left behind: `| `, `- `, `: `
+    re.compile(r"[|:-]\s+"),
+)
+
+URL_RE = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s\"'<>)\]]*(?:<[a-z]+>[^\s\"')\]]*)*")
+UUID_RE = re.compile(
+    r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"
+)
+IP_RE = re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w.]*\d)")
+PATH_RE = re.compile(
+    r"(?<![\w/.>])(?:<path>|~|\.{1,2})?(?:/[\w.@+-]+)+/?"  # /abs/path, ./rel, <path>/x
+    r"|(?<![\w/.-])[\w.-]+(?:/[\w.-]+){2,}"  # rel/a/b with at least two slashes
+    r"|\b[A-Za-z]:\\[^\s\"']+"  # C:\windows\path
+)
+HOST_RE = re.compile(
+    r"(?<![\w.-])(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?\.)+"
+    r"(?:com|net|org|io|ai|co|dev|cloud|internal|local|lan|cluster|svc|edu)\b"
+    r"|\blocalhost\b"
+)
+HEX_RE = re.compile(
+    r"\b0[xX][0-9a-fA-F]+\b"
+    r"|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{8,}\b"
+    r"|\b(?=[0-9A-F]*\d)(?=[0-9A-F]*[A-F])[0-9A-F]{8,}\b"
+)
+DIMENSIONS_RE = re.compile(r"\b\d+(?:x\d+)+\b")
+NUMBER_RE = re.compile(r"(?<![\w.])\d+(?:\.\d+)*(?:[eE][-+]?\d+)?")
+SHAPE_RE = re.compile(
+    r"\[\s*<n>(?:\s*,\s*<n>)+\s*,?\s*\]"
+    r"|\(\s*<n>(?:\s*,\s*<n>)+\s*,?\s*\)"
+    r"|<n>(?:\s?[x×]\s?<n>)+"
+)
+
+
+def truncate(line: str) -> str:
+    """Cut a line to `MAX_LINE_CHARS` so a huge paste costs no more than a long line."""
+    return line[:MAX_LINE_CHARS]
+
+
+def keep_last_carriage_segment(line: str) -> str:
+    """Keep what a terminal would show of a line redrawn with `\\r` (progress bars)."""
+    if "\r" not in line:
+        return line
+    segments = [segment for segment in line.split("\r") if segment.strip()]
+    return segments[-1] if segments else ""
+
+
+def strip_ansi(line: str) -> str:
+    """Remove ANSI colour and cursor escape sequences."""
+    return ANSI_RE.sub("", line) if "\x1b" in line else line
+
+
+def strip_control(line: str) -> str:
+    """Replace NUL, other control characters and decoding debris with a space."""
+    return CONTROL_RE.sub(" ", line)
+
+
+def strip_prefixes(line: str) -> str:
+    """Remove leading timestamps, levels, rank labels, source locations and pids."""
+    text = line.lstrip()
+    for _ in range(MAX_PREFIX_PASSES):
+        for pattern in PREFIX_RES:
+            found = pattern.match(text)
+            if found is not None and found.end() < len(text):
+                text = text[found.end() :].lstrip()
+                break
+        else:
+            return text
+    return text
+
+
+def mask_urls(line: str) -> str:
+    """URLs become `<url>`."""
+    return URL_RE.sub("<url>", line) if "://" in line else line
+
+
+def mask_uuids(line: str) -> str:
+    """UUIDs become `<uuid>`."""
+    return UUID_RE.sub("<uuid>", line)
+
+
+def mask_ips(line: str) -> str:
+    """IPv4 addresses become `<ip>` (a port stays, and becomes `:<n>` later)."""
+    return IP_RE.sub("<ip>", line)
+
+
+def mask_paths(line: str) -> str:
+    """File-system paths become `<path>`."""
+    return PATH_RE.sub("<path>", line) if "/" in line or "\\" in line else line
+
+
+def mask_hosts(line: str) -> str:
+    """Host names (dotted names with a network suffix, `localhost`) become `<host>`."""
+    return HOST_RE.sub("<host>", line)
+
+
+def mask_hex(line: str) -> str:
+    """`0x…` values and long hex strings (addresses, hashes) become `<hex>`."""
+    return HEX_RE.sub("<hex>", line)
+
+
+def mask_dimensions(line: str) -> str:
+    """Dimensions written `4096x4096` become `<shape>`."""
+    return DIMENSIONS_RE.sub("<shape>", line)
+
+
+def mask_numbers(line: str) -> str:
+    """Numbers not glued to a word (`12`, `3.5`, `1e-4`, `20.00MiB`) become `<n>`."""
+    return NUMBER_RE.sub("<n>", line)
+
+
+def mask_shapes(line: str) -> str:
+    """Lists of two or more numbers (`[<n>, <n>]`, `(<n>, <n>)`, `<n> x <n>`) become `<shape>`."""
+    return SHAPE_RE.sub("<shape>", line) if "<n>" in line else line
+
+
+def collapse_spaces(line: str) -> str:
+    """Runs of white space become one space; the ends are trimmed."""
+    return SPACE_RE.sub(" ", line).strip()
+
+
+MASKS: tuple[Callable[[str], str], ...] = (
+    mask_urls,
+    mask_uuids,
+    mask_ips,
+    mask_paths,
+    mask_hosts,
+    mask_hex,
+    mask_dimensions,
+    mask_numbers,
+    mask_shapes,
+)
+
+
+def normalize_line(line: str) -> str:
+    """One raw log line in normal form: no colours or prefixes, variables as placeholders."""
+    text = strip_control(strip_ansi(keep_last_carriage_segment(truncate(line))))
+    text = strip_prefixes(text)
+    for mask in MASKS:
+        text = mask(text)
+    # Masking can expose a prefix (`12.5: x` reads `<n>: x`); a second pass keeps the
+    # result a fixed point, so normalising twice changes nothing.
+    return collapse_spaces(strip_prefixes(text))
+
+
+def normalize_template(message: str) -> str:
+    """A reference message (placeholders already in) in normal form, one line per line."""
+    lines = (normalize_line(line) for line in message.splitlines())
+    return "\n".join(line for line in lines if line)
