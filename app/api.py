@@ -2,33 +2,31 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, Query, Request
+from fastapi.responses import HTMLResponse
 
 from app.analysis import match_message, scan_text
 from app.calculations import calculate, find_calculator
 from app.calculators import CALCULATORS, Calculator
 from app.deps import CatalogDep, LibraryDep, SettingsDep
 from app.errors import ErrorBody, Unavailable, UnsupportedMediaType
-from app.matcher import CONFIDENT_THRESHOLD
 from app.queries import ReferenceFilter, get_reference, list_references
 from app.schemas import (
     CalculatorInfo,
     CalculatorList,
     CalculatorRun,
     Health,
-    MatchPublic,
     MatchRequest,
     MatchResponse,
-    QueryEcho,
     ReferenceDetail,
     ReferenceList,
-    ReferenceSummary,
-    ScanHitPublic,
     ScanRequest,
     ScanResponse,
 )
+from app.web import templates
 
 
 def require_json(request: Request) -> None:
@@ -77,8 +75,7 @@ def api_list_references(
     """List the references that pass every given filter, in title order."""
     filters = ReferenceFilter(category, tag, framework, phase, q)
     references = list_references(catalog, filters)
-    summaries = [ReferenceSummary.of(r, reference_url(request, r.id)) for r in references]
-    return ReferenceList(count=len(summaries), references=summaries)
+    return ReferenceList.of(references, partial(reference_url, request))
 
 
 @router.get(
@@ -94,6 +91,14 @@ def api_get_reference(request: Request, reference_id: str, catalog: CatalogDep) 
 
 
 health_router = APIRouter(tags=["health"])
+docs_router = APIRouter(include_in_schema=False)
+
+
+@docs_router.get("/docs", response_class=HTMLResponse, name="api_docs")
+def api_docs(request: Request) -> HTMLResponse:
+    """Interactive API docs, with every asset served from this origin."""
+    openapi_url = str(request.app.url_path_for("openapi"))
+    return templates.TemplateResponse(request, "api_docs.html", {"openapi_url": openapi_url})
 
 
 @health_router.get("/healthz", response_model=Health, summary="Liveness")
@@ -130,21 +135,7 @@ def api_match(request: Request, body: MatchRequest, catalog: CatalogDep) -> Matc
     as a traceback), best first. A match never confirms a cause: open the reference and run
     its evidence checks."""
     result = match_message(catalog, body.log, body.context, body.limit)
-    matches = [
-        MatchPublic(
-            id=match.id,
-            title=match.title,
-            summary=match.summary,
-            score=match.score,
-            confident=match.confident,
-            reasons=match.reasons,
-            matched_message=match.matched_message,
-            url=reference_url(request, match.id),
-        )
-        for match in result.matches
-    ]
-    query = QueryEcho(normalized=result.normalized, inferred_context=result.inferred_context)
-    return MatchResponse(query=query, matches=matches, confident_threshold=CONFIDENT_THRESHOLD)
+    return MatchResponse.of(result, partial(reference_url, request))
 
 
 @json_router.post(
@@ -160,29 +151,7 @@ def api_scan(
     """Find every reference a whole log shows, with the count of matching lines, their line
     numbers and an example line per reference."""
     result = scan_text(catalog, body.log, body.context, settings.max_log_lines)
-    hits = [
-        ScanHitPublic(
-            id=hit.id,
-            title=hit.title,
-            score=hit.score,
-            confident=hit.confident,
-            count=hit.count,
-            first_line=hit.first_line,
-            last_line=hit.last_line,
-            line_numbers=hit.line_numbers,
-            example=hit.example,
-            url=reference_url(request, hit.id),
-        )
-        for hit in result.hits
-    ]
-    return ScanResponse(
-        lines=result.lines,
-        templates=result.templates,
-        fuzzy_templates=result.fuzzy_templates,
-        capped=result.capped,
-        inferred_context=result.inferred_context,
-        hits=hits,
-    )
+    return ScanResponse.of(result, partial(reference_url, request))
 
 
 def calculator_info(calculator: Calculator) -> CalculatorInfo:
@@ -241,5 +210,4 @@ def api_run_calculator(
     ],
 ) -> CalculatorRun:
     """Run a calculator; the answer holds the outputs with the inputs used and the formula."""
-    result = calculate(name, inputs)
-    return CalculatorRun(**result.to_dict())
+    return CalculatorRun.of(calculate(name, inputs))

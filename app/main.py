@@ -12,6 +12,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
 
 from app import api, web
+from app.body_limit import BodyLimit
 from app.config import Settings
 from app.errors import install_error_handlers
 from app.library import open_library
@@ -39,10 +40,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         finally:
             library.close()
 
-    app = FastAPI(title="failref", description=DESCRIPTION, version="0.1.0", lifespan=lifespan)
+    app = FastAPI(
+        title="failref",
+        description=DESCRIPTION,
+        version="0.1.0",
+        lifespan=lifespan,
+        docs_url=None,  # served by api.docs_router with local assets (CSP, offline)
+        redoc_url=None,
+    )
     app.state.settings = settings
     app.mount("/static", StaticFiles(directory=settings.static_dir), name="static")
     app.include_router(api.health_router)
+    app.include_router(api.docs_router)
     app.include_router(api.router)
     app.include_router(api.json_router)
     app.include_router(web.router)
@@ -54,5 +63,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             allow_methods=["GET", "POST"],
             allow_headers=["Content-Type"],
         )
+    app.add_middleware(BodyLimit, max_body_bytes=settings.max_body_bytes)
     app.add_middleware(SecurityHeaders)
     return app

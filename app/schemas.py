@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.calculators import CalculatorResult
 from app.document import Reference
-from app.matcher import RunContext
+from app.matcher import CONFIDENT_THRESHOLD, MatchResult, RunContext, ScanResult
+
+# Where a reference's page lives; the API asks the router, the MCP tools `reference_path`.
+UrlFor = Callable[[str], str]
 
 
 class ReferenceSummary(BaseModel):
@@ -46,6 +51,11 @@ class ReferenceList(BaseModel):
 
     count: int
     references: list[ReferenceSummary]
+
+    @classmethod
+    def of(cls, references: Iterable[Reference], url_for: UrlFor) -> ReferenceList:
+        summaries = [ReferenceSummary.of(r, url_for(r.id)) for r in references]
+        return cls(count=len(summaries), references=summaries)
 
 
 class ReferenceDetail(Reference):
@@ -112,6 +122,24 @@ class MatchResponse(BaseModel):
     matches: list[MatchPublic]
     confident_threshold: float
 
+    @classmethod
+    def of(cls, result: MatchResult, url_for: UrlFor) -> MatchResponse:
+        matches = [
+            MatchPublic(
+                id=match.id,
+                title=match.title,
+                summary=match.summary,
+                score=match.score,
+                confident=match.confident,
+                reasons=match.reasons,
+                matched_message=match.matched_message,
+                url=url_for(match.id),
+            )
+            for match in result.matches
+        ]
+        query = QueryEcho(normalized=result.normalized, inferred_context=result.inferred_context)
+        return cls(query=query, matches=matches, confident_threshold=CONFIDENT_THRESHOLD)
+
 
 class ScanRequest(BaseModel):
     """A whole log and what is known of the run."""
@@ -147,6 +175,32 @@ class ScanResponse(BaseModel):
     inferred_context: dict[str, str]
     hits: list[ScanHitPublic]
 
+    @classmethod
+    def of(cls, result: ScanResult, url_for: UrlFor) -> ScanResponse:
+        hits = [
+            ScanHitPublic(
+                id=hit.id,
+                title=hit.title,
+                score=hit.score,
+                confident=hit.confident,
+                count=hit.count,
+                first_line=hit.first_line,
+                last_line=hit.last_line,
+                line_numbers=hit.line_numbers,
+                example=hit.example,
+                url=url_for(hit.id),
+            )
+            for hit in result.hits
+        ]
+        return cls(
+            lines=result.lines,
+            templates=result.templates,
+            fuzzy_templates=result.fuzzy_templates,
+            capped=result.capped,
+            inferred_context=result.inferred_context,
+            hits=hits,
+        )
+
 
 # Calculators ------------------------------------------------------------------------------
 
@@ -178,3 +232,7 @@ class CalculatorRun(BaseModel):
     inputs: dict[str, Any]
     outputs: dict[str, Any]
     formula: str
+
+    @classmethod
+    def of(cls, result: CalculatorResult) -> CalculatorRun:
+        return cls(**result.to_dict())

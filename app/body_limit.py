@@ -1,0 +1,86 @@
+"""Refuse request bodies over the configured size without buffering them (413)."""
+
+from __future__ import annotations
+
+import json
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.errors import API_PREFIX, error_body
+
+
+class BodyLimit:
+    """Pure ASGI middleware: a declared Content-Length over the limit is refused before any
+    byte is read; a body without one (chunked) is counted as it streams and refused as soon
+    as it passes the limit."""
+
+    def __init__(self, app: ASGIApp, max_body_bytes: int) -> None:
+        self.app = app
+        self.max_body_bytes = max_body_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = _content_length(scope)
+        if declared is not None and declared > self.max_body_bytes:
+            await self.refuse(scope, send)
+            return
+        await _Guarded(self, scope, receive, send).run()
+
+    def _message(self) -> str:
+        return f"the body is over the {self.max_body_bytes}-byte limit"
+
+    async def refuse(self, scope: Scope, send: Send) -> None:
+        """Answer 413 in the error shape of the path (JSON under /api/)."""
+        if scope["path"].startswith(API_PREFIX):
+            body = json.dumps(error_body(413, self._message())).encode()
+            content_type = b"application/json"
+        else:
+            body = f"<!doctype html><title>413</title><p>{self._message()}</p>".encode()
+            content_type = b"text/html; charset=utf-8"
+        headers = [(b"content-type", content_type), (b"content-length", str(len(body)).encode())]
+        await send({"type": "http.response.start", "status": 413, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+
+class _Guarded:
+    """One request whose streamed body is counted; past the limit the client gets 413 at
+    once, the app sees a disconnect, and whatever the app still sends is dropped."""
+
+    def __init__(self, limit: BodyLimit, scope: Scope, receive: Receive, send: Send) -> None:
+        self.limit = limit
+        self.scope = scope
+        self.receive = receive
+        self.send = send
+        self.seen = 0
+        self.refused = False
+
+    async def run(self) -> None:
+        await self.limit.app(self.scope, self.counted_receive, self.guarded_send)
+
+    async def counted_receive(self) -> Message:
+        if self.refused:
+            return {"type": "http.disconnect"}
+        message = await self.receive()
+        if message["type"] == "http.request":
+            self.seen += len(message.get("body", b""))
+            if self.seen > self.limit.max_body_bytes:
+                self.refused = True
+                await self.limit.refuse(self.scope, self.send)
+                return {"type": "http.disconnect"}
+        return message
+
+    async def guarded_send(self, message: Message) -> None:
+        if not self.refused:
+            await self.send(message)
+
+
+def _content_length(scope: Scope) -> int | None:
+    for name, value in scope["headers"]:
+        if name == b"content-length":
+            try:
+                return int(value)
+            except ValueError:
+                return None
+    return None
