@@ -23,9 +23,7 @@ def match_message(
         raise InvalidInput(f"log: {error}", field="log") from None
 
 
-def scan_text(
-    catalog: Catalog, log: str, context: RunContext | None, max_lines: int
-) -> ScanResult:
+def scan_text(catalog: Catalog, log: str, context: RunContext | None, max_lines: int) -> ScanResult:
     """Find every reference a whole log shows, with line numbers and counts."""
     try:
         return scan_log(catalog.index, log, context, max_lines=max_lines)

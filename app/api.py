@@ -6,13 +6,25 @@ from functools import partial
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, Query, Request
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, Response
+from pydantic import BaseModel
+from starlette.concurrency import run_in_threadpool
 
 from app.analysis import match_message, scan_text
 from app.calculations import calculate, find_calculator
 from app.calculators import CALCULATORS, Calculator
 from app.deps import CatalogDep, LibraryDep, SettingsDep
-from app.errors import ErrorBody, Unavailable, UnsupportedMediaType
+from app.editing import StaleBase, save_reference, unified_diff
+from app.errors import (
+    ErrorBody,
+    InvalidInput,
+    PreconditionFailed,
+    PreconditionRequired,
+    Unavailable,
+    UnsupportedMediaType,
+)
+from app.gaps import remember_if_unanswered
+from app.guards import EditorDep
 from app.queries import ReferenceFilter, get_reference, list_references
 from app.schemas import (
     CalculatorInfo,
@@ -43,7 +55,12 @@ json_router = APIRouter(prefix="/api/v1", dependencies=[Depends(require_json)])
 def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
     """OpenAPI entries for the error statuses a route can answer, all with ErrorBody."""
     meaning = {
+        401: "No valid editor session or token.",
+        403: "Editing is off, or the request came from another site.",
         404: "Unknown id or name.",
+        412: "The file changed since that ETag; `diff` shows how.",
+        428: "Send If-Match with the ETag of the version you edited.",
+        507: "The disk is full; nothing was saved.",
         413: "Body over the configured size limit.",
         415: "Body is not application/json.",
         422: "Invalid input; `field` names it.",
@@ -84,10 +101,20 @@ def api_list_references(
     responses=NOT_FOUND,
     summary="Get one reference",
 )
-def api_get_reference(request: Request, reference_id: str, catalog: CatalogDep) -> ReferenceDetail:
-    """The whole structured reference: messages, context, causes, evidence checks, sources."""
+async def api_get_reference(request: Request, reference_id: str, catalog: CatalogDep) -> Response:
+    """The whole structured reference: messages, context, causes, evidence checks, sources.
+    The `ETag` names the file's version; send it as `If-Match` with a `PUT`."""
     reference = get_reference(catalog, reference_id)
-    return ReferenceDetail.of(reference, reference_url(request, reference.id))
+    etag = entity_tag(reference.content_hash)
+    if request.headers.get("if-none-match") == etag:
+        return Response(status_code=304, headers={"ETag": etag})
+    body = catalog.documents[reference.id]
+    return Response(body, media_type="application/json", headers={"ETag": etag})
+
+
+def entity_tag(content_hash: str) -> str:
+    """The ETag of a file version: its SHA-256, quoted."""
+    return f'"{content_hash}"'
 
 
 health_router = APIRouter(tags=["health"])
@@ -130,11 +157,15 @@ def readyz(library: LibraryDep) -> Health:
     tags=["matching"],
     summary="Match a message",
 )
-def api_match(request: Request, body: MatchRequest, catalog: CatalogDep) -> MatchResponse:
+def api_match(
+    request: Request, body: MatchRequest, catalog: CatalogDep, library: LibraryDep
+) -> MatchResponse:
     """Rank the references that may explain one pasted message (a line or a short block such
     as a traceback), best first. A match never confirms a cause: open the reference and run
     its evidence checks."""
     result = match_message(catalog, body.log, body.context, body.limit)
+    confident = any(match.confident for match in result.matches)
+    remember_if_unanswered(library.engine, library.settings, body.log, confident)
     return MatchResponse.of(result, partial(reference_url, request))
 
 
@@ -211,3 +242,90 @@ def api_run_calculator(
 ) -> CalculatorRun:
     """Run a calculator; the answer holds the outputs with the inputs used and the formula."""
     return CalculatorRun.of(calculate(name, inputs))
+
+
+class Saved(BaseModel):
+    """An acknowledged save: the reference, its new revision and version tag."""
+
+    id: str
+    revision: int
+    etag: str
+    url: str
+
+
+MARKDOWN_TYPES = frozenset({"text/markdown", "text/x-markdown", "text/plain"})
+
+
+@router.put(
+    "/references/{reference_id}",
+    response_model=Saved,
+    responses={
+        201: {"model": Saved, "description": "Created (sent with `If-None-Match: *`)."},
+        **errors(401, 403, 404, 412, 413, 415, 422, 428, 503, 507),
+    },
+    tags=["editing"],
+    summary="Save a reference file",
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {"text/markdown": {"schema": {"type": "string"}}},
+        }
+    },
+)
+async def api_put_reference(
+    request: Request, reference_id: str, editor: EditorDep, library: LibraryDep
+) -> Response:
+    """Replace the whole file (front matter and Markdown) of a reference. Send the `ETag` of
+    `GET /references/{id}` as `If-Match`; `If-None-Match: *` creates a new reference. An
+    optional `X-Change-Message` header becomes the revision's message."""
+    media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if media_type not in MARKDOWN_TYPES:
+        raise UnsupportedMediaType("send the file as text/markdown")
+    text = _decode(await request.body())
+    creating = request.headers.get("if-none-match", "").strip() == "*"
+    base = _base_from(request.headers.get("if-match"))
+    if base is None and not creating:
+        raise PreconditionRequired("send If-Match with the ETag of the version you edited")
+    message = request.headers.get("x-change-message", "")[:500] or "edited through the API"
+    try:
+        saved = await run_in_threadpool(
+            save_reference,
+            library,
+            reference_id,
+            text,
+            base_hash=base,
+            creating=creating,
+            author=editor.name,
+            message=message,
+        )
+    except StaleBase as error:
+        failed = PreconditionFailed(error.message, field="If-Match")
+        failed.diff = unified_diff(error.current_text or "", text, "on disk now", "sent")
+        raise failed from None
+    etag = entity_tag(saved.content_hash)
+    body = Saved(
+        id=reference_id,
+        revision=saved.revision_id,
+        etag=etag,
+        url=reference_url(request, reference_id),
+    )
+    return Response(
+        body.model_dump_json(),
+        status_code=201 if creating else 200,
+        media_type="application/json",
+        headers={"ETag": etag},
+    )
+
+
+def _decode(data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InvalidInput("the body is not valid UTF-8", field="body") from None
+
+
+def _base_from(if_match: str | None) -> str | None:
+    """The content hash an `If-Match` names (quoted, possibly weak); None when absent."""
+    if not if_match or not if_match.strip():
+        return None
+    return if_match.strip().removeprefix("W/").strip('"')

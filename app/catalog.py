@@ -15,6 +15,8 @@ from app.document import Reference
 from app.matcher import MatchIndex, build_index
 from app.models import AliasRow, ReferenceRow, utc_now
 from app.problems import Problem
+from app.render import reference_path
+from app.schemas import ReferenceDetail
 
 
 @dataclass(frozen=True)
@@ -24,6 +26,7 @@ class Catalog:
     references: dict[str, Reference]
     aliases: dict[str, str]
     index: MatchIndex
+    documents: dict[str, bytes] = field(default_factory=dict)
     problems: tuple[Problem, ...] = ()
     loaded_at: dt.datetime = field(default_factory=utc_now)
 
@@ -33,4 +36,12 @@ def load_catalog(session: Session, problems: tuple[Problem, ...] = ()) -> Catalo
     rows = session.exec(select(ReferenceRow).order_by(col(ReferenceRow.title))).all()
     references = {row.id: Reference.model_validate_json(row.document) for row in rows}
     aliases = {row.alias: row.reference_id for row in session.exec(select(AliasRow))}
-    return Catalog(references, aliases, build_index(list(references.values())), problems)
+    index = build_index(list(references.values()))
+    documents = {key: _document_json(reference) for key, reference in references.items()}
+    return Catalog(references, aliases, index, documents, problems)
+
+
+def _document_json(reference: Reference) -> bytes:
+    """`GET /api/v1/references/{id}`'s body, serialised once per load rather than per request."""
+    detail = ReferenceDetail.of(reference, reference_path(reference.id))
+    return detail.model_dump_json().encode()

@@ -4,18 +4,34 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sys
 from pathlib import Path
+from typing import TextIO
 
 import click
 import uvicorn
+from sqlmodel import Session
 
+from app.analysis import MAX_LIMIT, match_message, scan_text
+from app.auth import AuthError, add_editor, remove_editor
+from app.calculators import CALCULATORS
+from app.collisions import message_problems
 from app.config import Settings
 from app.db import make_engine, upgrade_database
-from app.errors import NotFound
+from app.errors import FailrefError, NotFound
 from app.library import open_library
 from app.loader import read_folder
+from app.matcher import RunContext
+from app.mcp_server import build_mcp_server
 from app.queries import get_reference
+from app.render import reference_path
+from app.schemas import MatchResponse, ScanResponse
+
+NOT_A_DIAGNOSIS = (
+    "A matching message does not confirm a cause: open the reference and run its evidence checks."
+)
+PROGRESS_MIN_BYTES = 8 * 1024 * 1024  # below this, reading is instant and a bar only flickers
 
 
 @click.group()
@@ -54,11 +70,12 @@ def check(folder: Path | None) -> None:
     """Validate a references folder; list every problem and exit 1 if there is any."""
     folder = folder or Settings().references_dir
     contents = read_folder(folder)
-    for problem in contents.problems:
+    problems = sorted([*contents.problems, *message_problems(contents.references)])
+    for problem in problems:
         click.echo(f"{problem.severity}: {problem}", err=True)
-    count = len(contents.problems)
+    count = len(problems)
     if count:
-        files = len({problem.path for problem in contents.problems})
+        files = len({problem.path for problem in problems})
         click.echo(f"{count} problem(s) in {files} file(s); {len(contents.references)} valid.")
         sys.exit(1)
     click.echo(f"{len(contents.references)} references, no problems.")
@@ -100,6 +117,170 @@ def show(reference_id: str, as_json: bool) -> None:
     for number, cause in enumerate(reference.causes, start=1):
         click.echo(f"  {number}. {cause.title}")
     click.echo(f"Evidence checks: {len(reference.checks)}; sources: {len(reference.sources)}")
+
+
+@cli.command("mcp")
+def mcp_command() -> None:
+    """Serve the MCP tools over stdio for a chatbot or agent (stdout carries the protocol)."""
+    library = open_library(Settings())
+    catalog = library.catalog
+    click.echo(
+        f"failref MCP on stdio: {len(catalog.references)} references, "
+        f"{len(catalog.problems)} problem(s)",
+        err=True,
+    )
+    try:
+        build_mcp_server(lambda: library).run("stdio")
+    finally:
+        library.close()
+
+
+def _read_text(text: str | None) -> str:
+    if text is not None and text != "-":
+        return text
+    if sys.stdin.isatty():
+        raise click.UsageError("give the text as an argument or pipe it on standard input")
+    return sys.stdin.read()
+
+
+@cli.command()
+@click.argument("text", required=False)
+@click.option("--framework", help="Framework of the run, e.g. pytorch, vllm.")
+@click.option("--phase", help="training, inference, ...")
+@click.option("--gpu", help="GPU model, e.g. H100.")
+@click.option("--gpus", type=click.IntRange(min=1), help="How many GPUs the run uses.")
+@click.option("--model", help="The model, e.g. llama-3-70b.")
+@click.option("--limit", default=5, show_default=True, type=click.IntRange(1, MAX_LIMIT))
+@click.option("--json", "as_json", is_flag=True, help="Print the API's JSON shape.")
+def match(
+    text: str | None,
+    framework: str | None,
+    phase: str | None,
+    gpu: str | None,
+    gpus: int | None,
+    model: str | None,
+    limit: int,
+    as_json: bool,
+) -> None:
+    """Rank the references for one message (TEXT, or standard input)."""
+    context = RunContext(framework=framework, phase=phase, gpu=gpu, gpus=gpus, model=model)
+    library = open_library(Settings())
+    try:
+        result = match_message(library.catalog, _read_text(text), context, limit)
+    except FailrefError as error:
+        raise click.ClickException(error.message) from None
+    finally:
+        library.close()
+    if as_json:
+        click.echo(MatchResponse.of(result, reference_path).model_dump_json(indent=2))
+        return
+    if result.inferred_context:
+        inferred = ", ".join(f"{k}={v}" for k, v in result.inferred_context.items())
+        click.echo(f"inferred from the text: {inferred}")
+    if not any(m.confident for m in result.matches):
+        click.echo("No confident match. Closest references (not confident):")
+    for number, found in enumerate(result.matches, start=1):
+        label = "confident" if found.confident else "weak"
+        click.echo(f"{number}. {found.id}  {found.score:.2f} {label}  {found.title}")
+        for reason in found.reasons:
+            click.echo(f"     - {reason}")
+    click.echo(NOT_A_DIAGNOSIS)
+
+
+@cli.command()
+@click.argument("file", type=click.File("r", encoding="utf-8", errors="replace"))
+@click.option("--json", "as_json", is_flag=True, help="Print the API's JSON shape.")
+def scan(file: TextIO, as_json: bool) -> None:
+    """Find every reference a whole log shows (FILE, or - for standard input)."""
+    settings = Settings()
+    log = _read_with_progress(file)
+    library = open_library(settings)
+    try:
+        result = scan_text(library.catalog, log, None, settings.max_log_lines)
+    except FailrefError as error:
+        raise click.ClickException(error.message) from None
+    finally:
+        library.close()
+    if as_json:
+        click.echo(ScanResponse.of(result, reference_path).model_dump_json(indent=2))
+        return
+    capped = " (fuzzy stage capped)" if result.capped else ""
+    click.echo(f"{result.lines} lines, {result.templates} distinct templates{capped}")
+    if not result.hits:
+        click.echo("No reference found in this log.")
+    for hit in result.hits:
+        label = "confident" if hit.confident else "weak"
+        lines = ", ".join(str(n) for n in hit.line_numbers)
+        more = "" if hit.count <= len(hit.line_numbers) else f", ... (last {hit.last_line})"
+        click.echo(f"{hit.id}  {hit.score:.2f} {label}  {hit.count} line(s): {lines}{more}")
+        click.echo(f"     e.g. {hit.example[:200]}")
+    click.echo(NOT_A_DIAGNOSIS)
+
+
+def _read_with_progress(file: TextIO) -> str:
+    """Read the whole file; on a terminal, show a progress bar for large files."""
+    size = _size_of(file)
+    if size is None or size < PROGRESS_MIN_BYTES or not sys.stderr.isatty():
+        return file.read()
+    chunks = []
+    with click.progressbar(length=size, label="reading", file=sys.stderr) as bar:
+        for line in file:
+            chunks.append(line)
+            bar.update(len(line.encode("utf-8", errors="replace")))
+    return "".join(chunks)
+
+
+def _size_of(file: TextIO) -> int | None:
+    try:
+        return os.fstat(file.fileno()).st_size or None
+    except (OSError, ValueError):
+        return None
+
+
+@cli.command()
+def calculators() -> None:
+    """List the calculators and their inputs."""
+    for calculator in CALCULATORS.values():
+        click.echo(f"{calculator.name}: {calculator.title}")
+        for spec in calculator.inputs:
+            unit = f" [{spec.unit}]" if spec.unit else ""
+            click.echo(f"    {spec.name}{unit} = {spec.default}")
+
+
+@cli.group()
+def editor() -> None:
+    """Manage the people who may edit references in the web app and API."""
+
+
+@editor.command("add")
+@click.argument("name")
+def editor_add(name: str) -> None:
+    """Create editor NAME and print its token (shown once, as the last word)."""
+    library = open_library(Settings())
+    try:
+        with Session(library.engine) as session:
+            token = add_editor(session, name)
+    except AuthError as error:
+        raise click.ClickException(str(error)) from None
+    finally:
+        library.close()
+    click.echo(f"Editor '{name}' created. Keep this token secret; it is shown only once:")
+    click.echo(token)
+
+
+@editor.command("remove")
+@click.argument("name")
+def editor_remove(name: str) -> None:
+    """Revoke editor NAME: its token and sessions stop working at once."""
+    library = open_library(Settings())
+    try:
+        with Session(library.engine) as session:
+            remove_editor(session, name)
+    except AuthError as error:
+        raise click.ClickException(str(error)) from None
+    finally:
+        library.close()
+    click.echo(f"Editor '{name}' removed.")
 
 
 @cli.group()

@@ -42,6 +42,14 @@ class Settings(BaseSettings):
     max_log_lines: int = Field(
         default=100_000, description="Most lines a pasted log may have before it is refused."
     )
+    store_queries: bool = Field(
+        default=True,
+        description="Keep queries that found no confident match (redacted) for /admin/gaps.",
+    )
+    labelled_dir: Path = Field(
+        default=PROJECT_ROOT / "tests" / "data" / "labelled",
+        description="Labelled log lines the editor's preview ranks; skipped when missing.",
+    )
     cors_origins: list[str] = Field(
         default_factory=list,
         description="Origins allowed to call the JSON API from a browser (JSON list).",

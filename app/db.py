@@ -8,7 +8,7 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Engine, event
+from sqlalchemy import Connection, Engine, event
 from sqlmodel import Session, create_engine
 
 from app.config import Settings
@@ -26,17 +26,28 @@ def make_engine(settings: Settings) -> Engine:
             url, connect_args={"check_same_thread": False, "timeout": BUSY_TIMEOUT_MS / 1000}
         )
         event.listen(engine, "connect", _sqlite_pragmas)
+        event.listen(engine, "begin", _sqlite_begin)
         return engine
     return create_engine(url, pool_pre_ping=True)
 
 
 def _sqlite_pragmas(connection: Any, _record: Any) -> None:
+    # Let SQLAlchemy's "begin" event issue BEGIN itself, so a writer can ask for IMMEDIATE.
+    connection.isolation_level = None
     cursor = connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=FULL")
     cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()
+
+
+def _sqlite_begin(connection: Connection) -> None:
+    """BEGIN, or BEGIN IMMEDIATE for a session opened with `sqlite_immediate`: it takes the
+    write lock at once, so two writers queue instead of both reading a base that one of
+    them is about to change."""
+    immediate = connection.get_execution_options().get("sqlite_immediate", False)
+    connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
 
 def upgrade_database(engine: Engine, settings: Settings) -> None:

@@ -1,4 +1,7 @@
-"""FastAPI dependencies shared by pages and API routes."""
+"""FastAPI dependencies shared by pages and API routes.
+
+They only read `app.state`, so they are `async def`: no thread-pool hop per request.
+"""
 
 from __future__ import annotations
 
@@ -11,20 +14,22 @@ from app.config import Settings
 from app.library import Library
 
 
-def get_library(request: Request) -> Library:
+async def get_library(request: Request) -> Library:
     """The library the app factory opened at start-up."""
     library: Library = request.app.state.library
     return library
 
 
-def get_catalog(request: Request) -> Catalog:
+async def get_catalog(request: Request) -> Catalog:
     """The current catalog snapshot; one request sees one snapshot throughout."""
-    return get_library(request).catalog
+    library: Library = request.app.state.library
+    return library.catalog
 
 
-def get_settings(request: Request) -> Settings:
+async def get_settings(request: Request) -> Settings:
     """The settings the app was created with."""
-    return get_library(request).settings
+    library: Library = request.app.state.library
+    return library.settings
 
 
 LibraryDep = Annotated[Library, Depends(get_library)]

@@ -39,6 +39,12 @@ class ErrorDetail(BaseModel):
     code: str = Field(description="Stable machine-readable code, e.g. `not_found`.")
     message: str = Field(description="What went wrong, for a person.")
     field: str | None = Field(default=None, description="The input field at fault, if any.")
+    problems: list[str] | None = Field(
+        default=None, description="Every problem of an invalid reference file, with its line."
+    )
+    diff: str | None = Field(
+        default=None, description="On a conflict: the file on disk now versus the text sent."
+    )
 
 
 class ErrorBody(BaseModel):
@@ -56,6 +62,8 @@ class FailrefError(Exception):
         super().__init__(message)
         self.message = message
         self.field = field
+        self.problems: list[str] | None = None
+        self.diff: str | None = None
 
     @property
     def code(self) -> str:
@@ -82,29 +90,79 @@ class Unavailable(FailrefError):
     status = 503
 
 
+class Unauthorized(FailrefError):
+    status = 401
+
+
+class Forbidden(FailrefError):
+    status = 403
+
+
+class Conflict(FailrefError):
+    status = 409
+
+
+class PreconditionFailed(FailrefError):
+    status = 412
+
+
+class PreconditionRequired(FailrefError):
+    status = 428
+
+
+class InsufficientStorage(FailrefError):
+    status = 507
+
+
 def wants_json(request: Request) -> bool:
     """API paths always answer JSON; pages answer HTML."""
     return request.url.path.startswith(API_PREFIX)
 
 
-def error_body(status: int, message: str, field: str | None = None) -> dict[str, Any]:
-    """The JSON error body for `status`."""
-    detail = ErrorDetail(code=HTTP_CODES.get(status, "error"), message=message, field=field)
-    return ErrorBody(error=detail).model_dump()
+def error_body(
+    status: int,
+    message: str,
+    field: str | None = None,
+    problems: list[str] | None = None,
+    diff: str | None = None,
+) -> dict[str, Any]:
+    """The JSON error body for `status`: always code, message and field; problems and diff
+    only on the errors that carry them."""
+    detail = ErrorDetail(
+        code=HTTP_CODES.get(status, "error"),
+        message=message,
+        field=field,
+        problems=problems,
+        diff=diff,
+    )
+    return ErrorBody(error=detail).model_dump(exclude={"error": _absent(problems, diff)})
+
+
+def _absent(problems: list[str] | None, diff: str | None) -> set[str]:
+    return {name for name, value in (("problems", problems), ("diff", diff)) if value is None}
 
 
 def install_error_handlers(app: FastAPI, render_page: Any) -> None:
     """Route every error through one place; `render_page(request, status, message)` draws HTML."""
 
-    def respond(request: Request, status: int, message: str, field: str | None = None) -> Response:
+    def respond(
+        request: Request, status: int, message: str, field: str | None = None, **extra: Any
+    ) -> Response:
         if wants_json(request):
-            return JSONResponse(error_body(status, message, field), status_code=status)
+            return JSONResponse(error_body(status, message, field, **extra), status_code=status)
         response: Response = render_page(request, status, message)
         return response
 
     @app.exception_handler(FailrefError)
     async def domain_error(request: Request, error: FailrefError) -> Response:
-        return respond(request, error.status, error.message, error.field)
+        return respond(
+            request,
+            error.status,
+            error.message,
+            error.field,
+            problems=error.problems,
+            diff=error.diff,
+        )
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, error: RequestValidationError) -> Response:

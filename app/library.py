@@ -12,7 +12,7 @@ from sqlmodel import Session
 from app.catalog import Catalog, load_catalog
 from app.config import Settings
 from app.db import make_engine, upgrade_database
-from app.loader import SyncReport, sync_folder
+from app.loader import SyncReport, remove_leftover_temporaries, sync_folder
 
 logger = logging.getLogger(__name__)
 
@@ -39,6 +39,7 @@ class Library:
     def reload(self) -> SyncReport:
         """Sync the references folder into the database, then swap in a new catalog."""
         with self._reload_lock, Session(self.engine) as session:
+            session.connection(execution_options={"sqlite_immediate": True})
             report = sync_folder(session, self.settings.references_dir)
             self._catalog = load_catalog(session, tuple(report.problems))
         logger.info(
@@ -50,6 +51,12 @@ class Library:
             len(report.problems),
         )
         return report
+
+    def refresh(self) -> None:
+        """Swap in a catalog rebuilt from the database, after a save stored its row."""
+        with self._reload_lock, Session(self.engine) as session:
+            previous = self._catalog.problems if self._catalog else ()
+            self._catalog = load_catalog(session, previous)
 
     def database_answers(self) -> bool:
         """True when a trivial query succeeds."""
@@ -70,5 +77,7 @@ def open_library(settings: Settings) -> Library:
     engine = make_engine(settings)
     upgrade_database(engine, settings)
     library = Library(settings, engine)
+    if settings.references_dir.is_dir():
+        remove_leftover_temporaries(settings.references_dir)
     library.reload()
     return library

@@ -20,6 +20,8 @@ logger = logging.getLogger(__name__)
 MAX_FILE_BYTES = 256 * 1024
 FILES_AUTHOR = "files"
 SKIPPED_NAMES = frozenset({"readme.md"})
+# Saves write `.<id>.md.tmp-<random>` beside the target, then rename it over the target.
+TEMP_MARKER = ".tmp-"
 
 
 @dataclass(frozen=True)
@@ -134,7 +136,11 @@ def sync_folder(session: Session, folder: Path) -> SyncReport:
         if row is not None and row.content_hash == reference.content_hash:
             unchanged += 1
             continue
-        _store(session, reference, contents.sources[reference.id], row)
+        store_reference(session, reference, row)
+        data = contents.sources[reference.id]
+        record_revision(
+            session, reference.id, data, author=FILES_AUTHOR, message="loaded from file"
+        )
         (updated if row else added).append(reference.id)
     present = {reference.id for reference in contents.references} | broken
     removed = [reference_id for reference_id in rows if reference_id not in present]
@@ -156,7 +162,11 @@ def _ids_of_broken_files(problems: Iterable[Problem], folder: Path) -> set[str]:
     }
 
 
-def _store(session: Session, reference: Reference, data: bytes, row: ReferenceRow | None) -> None:
+def store_reference(
+    session: Session, reference: Reference, row: ReferenceRow | None = None
+) -> None:
+    """Write `reference` into its index row (insert or update), with its aliases."""
+    row = row or session.get(ReferenceRow, reference.id)
     fresh = ReferenceRow(
         id=reference.id,
         title=reference.title,
@@ -169,7 +179,9 @@ def _store(session: Session, reference: Reference, data: bytes, row: ReferenceRo
     if row is not None:
         row.sqlmodel_update(fresh.model_dump(exclude={"id"}))
     session.add(row or fresh)
-    record_revision(session, reference.id, data, author=FILES_AUTHOR, message="loaded from file")
+    session.exec(delete(AliasRow).where(col(AliasRow.reference_id) == reference.id))
+    session.flush()
+    session.add_all(AliasRow(alias=alias, reference_id=reference.id) for alias in reference.aliases)
 
 
 def record_revision(
@@ -210,3 +222,12 @@ def _replace_aliases(session: Session, references: Sequence[Reference], keep: se
         for alias in reference.aliases:
             if alias not in kept:
                 session.add(AliasRow(alias=alias, reference_id=reference.id))
+
+
+def remove_leftover_temporaries(folder: Path) -> list[Path]:
+    """Delete the temporary files of saves that crashed before their rename."""
+    leftovers = [path for path in folder.glob(f".*.md{TEMP_MARKER}*") if path.is_file()]
+    for path in leftovers:
+        logger.warning("removing %s, left by an interrupted save", path.name)
+        path.unlink()
+    return leftovers

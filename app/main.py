@@ -10,12 +10,14 @@ from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
+from starlette.routing import Route
 
-from app import api, web
+from app import api, editor, web
 from app.body_limit import BodyLimit
 from app.config import Settings
 from app.errors import install_error_handlers
 from app.library import open_library
+from app.mcp_server import MCP_PATH, StreamableHTTPEndpoint, app_library, build_mcp_server
 from app.security import SecurityHeaders
 
 logger = logging.getLogger(__name__)
@@ -36,7 +38,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         library = await run_in_threadpool(open_library, settings)
         app.state.library = library
         try:
-            yield
+            async with mcp_endpoint.running():
+                yield
         finally:
             library.close()
 
@@ -49,12 +52,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         redoc_url=None,
     )
     app.state.settings = settings
+    mcp_server = build_mcp_server(app_library(app))
+    mcp_endpoint = StreamableHTTPEndpoint(mcp_server, settings.max_body_bytes)
+    app.router.routes.append(Route(MCP_PATH, mcp_endpoint, include_in_schema=False))
     app.mount("/static", StaticFiles(directory=settings.static_dir), name="static")
     app.include_router(api.health_router)
     app.include_router(api.docs_router)
     app.include_router(api.router)
     app.include_router(api.json_router)
     app.include_router(web.router)
+    app.include_router(editor.router)
     install_error_handlers(app, web.error_page)
     if settings.cors_origins:
         app.add_middleware(

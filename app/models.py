@@ -47,3 +47,51 @@ class RevisionRow(SQLModel, table=True):
     author: str
     message: str
     created_at: dt.datetime = Field(default_factory=utc_now, index=True)
+
+
+class EditorRow(SQLModel, table=True):
+    """Someone allowed to edit references; the token is kept only as a KDF hash."""
+
+    __tablename__ = "editor"
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(unique=True, max_length=64)
+    token_hash: str = Field(description="scrypt$n$r$p$salt$hash of the token's secret part.")
+    created_at: dt.datetime = Field(default_factory=utc_now)
+    revoked_at: dt.datetime | None = None
+
+
+class SessionRow(SQLModel, table=True):
+    """A browser login; the cookie holds a random id, the row holds only its SHA-256."""
+
+    __tablename__ = "editor_session"
+
+    id_hash: str = Field(primary_key=True, max_length=64)
+    editor_id: int = Field(foreign_key="editor.id", index=True, ondelete="CASCADE")
+    csrf_token: str = Field(max_length=64)
+    created_at: dt.datetime = Field(default_factory=utc_now)
+    expires_at: dt.datetime
+
+
+class GapRow(SQLModel, table=True):
+    """A query that found no confident match: redacted and normalised, counted, never raw."""
+
+    __tablename__ = "gap"
+
+    id: int | None = Field(default=None, primary_key=True)
+    template: str = Field(unique=True, max_length=2000)
+    example: str = Field(max_length=2000, description="One redacted line as pasted.")
+    count: int = 1
+    first_seen: dt.datetime = Field(default_factory=utc_now)
+    last_seen: dt.datetime = Field(default_factory=utc_now, index=True)
+
+
+class FeedbackRow(SQLModel, table=True):
+    """A reader's answer to "did this help?" for one reference."""
+
+    __tablename__ = "feedback"
+
+    id: int | None = Field(default=None, primary_key=True)
+    reference_id: str = Field(index=True, max_length=80)
+    helpful: bool
+    created_at: dt.datetime = Field(default_factory=utc_now)

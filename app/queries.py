@@ -78,6 +78,15 @@ def related_references(catalog: Catalog, reference: Reference, limit: int = 5) -
     return (linked + by_tags)[:limit]
 
 
+def references_using(catalog: Catalog, calculator_name: str) -> list[Reference]:
+    """The references whose worked example runs the calculator `calculator_name`."""
+    return [
+        ref
+        for ref in catalog.references.values()
+        if ref.calculator is not None and ref.calculator.name == calculator_name
+    ]
+
+
 @dataclass(frozen=True)
 class Facets:
     """The values each filter can take, with how many references have each."""

@@ -1,0 +1,89 @@
+"""How the matcher ranks references for their own messages and for the labelled lines, so
+authors see a collision before it ships (`failref check`, the editor's preview)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from app.document import Reference
+from app.matcher import build_index, match_text
+from app.problems import Problem
+
+RULE = "matcher"
+
+
+@dataclass(frozen=True)
+class LabelledLine:
+    """A real log line and the reference it belongs to (None: it belongs to none)."""
+
+    text: str
+    expected: str | None
+    source: str
+
+
+@dataclass(frozen=True)
+class LineVerdict:
+    """Where the matcher put one line: its best reference, and whether confidently."""
+
+    line: LabelledLine
+    top: str | None
+    confident: bool
+
+    @property
+    def right(self) -> bool:
+        return self.top == self.line.expected if self.confident else self.line.expected is None
+
+
+def read_labelled(folder: Path) -> list[LabelledLine]:
+    """Every line of `folder/*.yaml` (`reference:` and `lines: [{text, source}]`)."""
+    lines: list[LabelledLine] = []
+    for path in sorted(folder.glob("*.yaml")):
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        expected = data.get("reference")
+        lines.extend(
+            LabelledLine(str(item["text"]), expected, str(item.get("source", "")))
+            for item in data.get("lines", [])
+        )
+    return lines
+
+
+def message_problems(references: Sequence[Reference]) -> list[Problem]:
+    """Each message must rank its own reference first and confidently; a message that also
+    matches another reference confidently is a collision."""
+    index = build_index(references)
+    problems = []
+    for reference in references:
+        for message in reference.messages:
+            result = match_text(index, message.text, limit=3)
+            ranked = result.matches
+            if not ranked or ranked[0].id != reference.id or not ranked[0].confident:
+                best = f"{ranked[0].id} ({ranked[0].score:.2f})" if ranked else "nothing"
+                text = f"message does not rank its own reference first with confidence: {best}"
+                problems.append(Problem(reference.path, message.line, RULE, text))
+            for other in ranked:
+                if other.id != reference.id and other.confident:
+                    text = f"message also matches {other.id} confidently ({other.score:.2f})"
+                    problems.append(Problem(reference.path, message.line, RULE, text))
+    return problems
+
+
+def judge_lines(
+    references: Sequence[Reference], lines: Sequence[LabelledLine]
+) -> list[LineVerdict]:
+    """Where the matcher, over `references`, puts each labelled line."""
+    index = build_index(references)
+    verdicts = []
+    for line in lines:
+        matches = match_text(index, line.text, limit=1).matches
+        top = matches[0] if matches else None
+        verdicts.append(LineVerdict(line, top.id if top else None, bool(top and top.confident)))
+    return verdicts
+
+
+def with_edit(references: Sequence[Reference], edited: Reference) -> list[Reference]:
+    """The catalog as it would be after saving `edited`."""
+    return [r for r in references if r.id != edited.id] + [edited]

@@ -1,0 +1,71 @@
+"""Queries that found no confident match: what the docs team should write next.
+
+Only redacted, normalised text is stored (see redact.py), grouped by template with a
+count; no IP, user or session is ever attached to a row.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from sqlalchemy import Engine
+from sqlmodel import Session, col, delete, select
+
+from app.config import Settings
+from app.models import GapRow, utc_now
+from app.normalize import normalize_line
+from app.redact import redact
+
+MAX_STORED_CHARS = 2000  # a template longer than this is cut; the column holds no more
+RETENTION = dt.timedelta(days=90)
+
+
+def gap_template(text: str) -> tuple[str, str] | None:
+    """(template, example) for a query: its first non-blank line, redacted, then masked."""
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    if not first:
+        return None
+    example = redact(first)[:MAX_STORED_CHARS]
+    template = normalize_line(example)[:MAX_STORED_CHARS]
+    return (template, example) if template.strip() else None
+
+
+def record_gap(session: Session, text: str) -> None:
+    """Count one unanswered query under its template; the caller commits."""
+    found = gap_template(text)
+    if found is None:
+        return
+    template, example = found
+    row = session.exec(select(GapRow).where(GapRow.template == template)).first()
+    if row is None:
+        session.add(GapRow(template=template, example=example))
+        return
+    row.count += 1
+    row.last_seen = utc_now()
+    row.example = example
+    session.add(row)
+
+
+def remember_if_unanswered(engine: Engine, settings: Settings, text: str, confident: bool) -> None:
+    """Record `text` as a gap when nothing matched it confidently and storing is on."""
+    if confident or not settings.store_queries:
+        return
+    with Session(engine) as session:
+        session.connection(execution_options={"sqlite_immediate": True})
+        record_gap(session, text)
+        session.commit()
+
+
+def list_gaps(session: Session, limit: int = 200) -> list[GapRow]:
+    """The most asked unanswered templates first, then the most recent."""
+    query = select(GapRow).order_by(col(GapRow.count).desc(), col(GapRow.last_seen).desc())
+    return list(session.exec(query.limit(limit)).all())
+
+
+def prune_gaps(session: Session, older_than: dt.timedelta = RETENTION) -> int:
+    """Delete gaps not seen within `older_than`; returns how many went."""
+    cutoff = utc_now() - older_than
+    stale = session.exec(select(GapRow.id).where(col(GapRow.last_seen) < cutoff)).all()
+    session.exec(delete(GapRow).where(col(GapRow.id).in_(stale)))
+    session.commit()
+    return len(stale)
