@@ -26,6 +26,7 @@ from app.errors import (
 from app.gaps import remember_if_unanswered
 from app.guards import EditorDep
 from app.queries import ReferenceFilter, get_reference, list_references
+from app.ratelimit import RateLimited
 from app.schemas import (
     CalculatorInfo,
     CalculatorList,
@@ -59,6 +60,7 @@ def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
         403: "Editing is off, or the request came from another site.",
         404: "Unknown id or name.",
         412: "The file changed since that ETag; `diff` shows how.",
+        429: "Too many requests from this client; retry in a minute.",
         428: "Send If-Match with the ETag of the version you edited.",
         507: "The disk is full; nothing was saved.",
         413: "Body over the configured size limit.",
@@ -153,12 +155,16 @@ def readyz(library: LibraryDep) -> Health:
 @json_router.post(
     "/match",
     response_model=MatchResponse,
-    responses=errors(413, 415, 422),
+    responses=errors(413, 415, 422, 429),
     tags=["matching"],
     summary="Match a message",
 )
 def api_match(
-    request: Request, body: MatchRequest, catalog: CatalogDep, library: LibraryDep
+    request: Request,
+    body: MatchRequest,
+    catalog: CatalogDep,
+    library: LibraryDep,
+    _budget: RateLimited,
 ) -> MatchResponse:
     """Rank the references that may explain one pasted message (a line or a short block such
     as a traceback), best first. A match never confirms a cause: open the reference and run
@@ -172,12 +178,16 @@ def api_match(
 @json_router.post(
     "/scan",
     response_model=ScanResponse,
-    responses=errors(413, 415, 422),
+    responses=errors(413, 415, 422, 429),
     tags=["matching"],
     summary="Scan a whole log",
 )
 def api_scan(
-    request: Request, body: ScanRequest, catalog: CatalogDep, settings: SettingsDep
+    request: Request,
+    body: ScanRequest,
+    catalog: CatalogDep,
+    settings: SettingsDep,
+    _budget: RateLimited,
 ) -> ScanResponse:
     """Find every reference a whole log shows, with the count of matching lines, their line
     numbers and an example line per reference."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import logging
 import os
@@ -20,8 +21,10 @@ from app.collisions import message_problems
 from app.config import Settings
 from app.db import make_engine, upgrade_database
 from app.errors import FailrefError, NotFound
+from app.gaps import prune_gaps
 from app.library import open_library
 from app.loader import read_folder
+from app.logs import logging_config
 from app.matcher import RunContext
 from app.mcp_server import build_mcp_server
 from app.queries import get_reference
@@ -59,6 +62,7 @@ def serve(host: str, port: int, reload: bool, workers: int) -> None:
         reload=reload,
         workers=None if reload else workers,
         proxy_headers=True,
+        log_config=logging_config(),
     )
 
 
@@ -281,6 +285,24 @@ def editor_remove(name: str) -> None:
     finally:
         library.close()
     click.echo(f"Editor '{name}' removed.")
+
+
+@cli.group()
+def gaps() -> None:
+    """The unanswered queries kept for /admin/gaps."""
+
+
+@gaps.command("prune")
+def gaps_prune() -> None:
+    """Delete unanswered queries older than FAILREF_GAP_RETENTION_DAYS, from the file too."""
+    settings = Settings()
+    library = open_library(settings)
+    try:
+        with Session(library.engine) as session:
+            removed = prune_gaps(session, dt.timedelta(days=settings.gap_retention_days))
+    finally:
+        library.close()
+    click.echo(f"{removed} unanswered quer{'y' if removed == 1 else 'ies'} deleted.")
 
 
 @cli.group()

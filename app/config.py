@@ -46,6 +46,16 @@ class Settings(BaseSettings):
         default=True,
         description="Keep queries that found no confident match (redacted) for /admin/gaps.",
     )
+    rate_limit_per_minute: int = Field(
+        default=240,
+        ge=1,
+        description="Match, scan and feedback requests a client may make a minute (429 past it).",
+    )
+    gap_retention_days: int = Field(
+        default=90,
+        ge=1,
+        description="Days an unanswered query is kept after it was last seen.",
+    )
     labelled_dir: Path = Field(
         default=PROJECT_ROOT / "tests" / "data" / "labelled",
         description="Labelled log lines the editor's preview ranks; skipped when missing.",

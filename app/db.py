@@ -39,6 +39,8 @@ def _sqlite_pragmas(connection: Any, _record: Any) -> None:
     cursor.execute("PRAGMA synchronous=FULL")
     cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
     cursor.execute("PRAGMA foreign_keys=ON")
+    # Deleted rows (pruned queries) are overwritten, not left in free pages of the file.
+    cursor.execute("PRAGMA secure_delete=ON")
     cursor.close()
 
 

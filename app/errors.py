@@ -9,6 +9,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
+from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 logger = logging.getLogger(__name__)
@@ -175,6 +176,13 @@ def install_error_handlers(app: FastAPI, render_page: Any) -> None:
         for name, value in (error.headers or {}).items():
             response.headers[name] = value
         return response
+
+    @app.exception_handler(OperationalError)
+    async def database_busy(request: Request, error: OperationalError) -> Response:
+        # "database is locked" past the busy timeout, a full disk, a vanished file: the
+        # request can be retried; the details stay in the log, never in the response.
+        logger.error("database error on %s %s: %s", request.method, request.url.path, error.orig)
+        return respond(request, 503, "The database is busy or unavailable; try again shortly.")
 
     @app.exception_handler(Exception)
     async def unexpected_error(request: Request, error: Exception) -> Response:

@@ -17,7 +17,6 @@ from app.normalize import normalize_line
 from app.redact import redact
 
 MAX_STORED_CHARS = 2000  # a template longer than this is cut; the column holds no more
-RETENTION = dt.timedelta(days=90)
 
 
 def gap_template(text: str) -> tuple[str, str] | None:
@@ -62,10 +61,12 @@ def list_gaps(session: Session, limit: int = 200) -> list[GapRow]:
     return list(session.exec(query.limit(limit)).all())
 
 
-def prune_gaps(session: Session, older_than: dt.timedelta = RETENTION) -> int:
+def prune_gaps(session: Session, older_than: dt.timedelta) -> int:
     """Delete gaps not seen within `older_than`; returns how many went."""
     cutoff = utc_now() - older_than
     stale = session.exec(select(GapRow.id).where(col(GapRow.last_seen) < cutoff)).all()
     session.exec(delete(GapRow).where(col(GapRow.id).in_(stale)))
     session.commit()
+    # Copy the WAL back into the file and empty it, so deleted text is gone from both.
+    session.connection().exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
     return len(stale)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import threading
 
@@ -12,6 +13,7 @@ from sqlmodel import Session
 from app.catalog import Catalog, load_catalog
 from app.config import Settings
 from app.db import make_engine, upgrade_database
+from app.gaps import prune_gaps
 from app.loader import SyncReport, remove_leftover_temporaries, sync_folder
 
 logger = logging.getLogger(__name__)
@@ -80,4 +82,6 @@ def open_library(settings: Settings) -> Library:
     if settings.references_dir.is_dir():
         remove_leftover_temporaries(settings.references_dir)
     library.reload()
+    with Session(engine) as session:
+        prune_gaps(session, dt.timedelta(days=settings.gap_retention_days))
     return library

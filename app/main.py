@@ -18,6 +18,7 @@ from app.config import Settings
 from app.errors import install_error_handlers
 from app.library import open_library
 from app.mcp_server import MCP_PATH, StreamableHTTPEndpoint, app_library, build_mcp_server
+from app.ratelimit import RateLimiter
 from app.security import SecurityHeaders
 
 logger = logging.getLogger(__name__)
@@ -52,6 +53,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         redoc_url=None,
     )
     app.state.settings = settings
+    app.state.rate_limiter = RateLimiter(
+        settings.rate_limit_per_minute, burst=max(1, settings.rate_limit_per_minute // 4)
+    )
     mcp_server = build_mcp_server(app_library(app))
     mcp_endpoint = StreamableHTTPEndpoint(mcp_server, settings.max_body_bytes)
     app.router.routes.append(Route(MCP_PATH, mcp_endpoint, include_in_schema=False))

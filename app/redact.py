@@ -7,10 +7,13 @@ key inside a URL is caught by the key rule, not half-caught by the URL rule.
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
 from collections.abc import Callable
 
 SECRET = "<secret>"  # noqa: S105 (the placeholder that replaces secrets)
+MIN_ENTROPY_BITS = 3.5  # per character: keys sit above it, words and paths well below
 
 
 def _sub(pattern: str, replacement: str, flags: int = 0) -> Callable[[str], str]:
@@ -18,69 +21,84 @@ def _sub(pattern: str, replacement: str, flags: int = 0) -> Callable[[str], str]
     return lambda text: compiled.sub(replacement, text)
 
 
-def _keep_name(pattern: str, flags: int = re.IGNORECASE) -> Callable[[str], str]:
-    """Replace the value after a `name=`/`name:` but keep the name, which helps matching."""
-    compiled = re.compile(pattern, flags)
+def _keep_name(pattern: str) -> Callable[[str], str]:
+    """Replace what follows a header or keyword but keep the name, which helps matching."""
+    compiled = re.compile(pattern, re.IGNORECASE)
     return lambda text: compiled.sub(lambda m: m.group("name") + SECRET, text)
 
 
+# `GITHUB_TOKEN=...`, `password: ...`, `api_key = '...'`: the name ends in a secret word.
+_NAMED = re.compile(
+    r"(?P<name>\b[\w.-]*?(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|"
+    r"private[_-]?key|credentials?)[\"']?\s*[:=]\s*[\"']?)(?P<value>[^\s\"',;&]+)",
+    re.IGNORECASE,
+)
+# Values that are counts (`max_tokens=11240`) or code (`tokenizer.eos_token`), not secrets.
+_NOT_SECRET = re.compile(r"^(?:[\d.,]+|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|<\w+>)[)`\]]*$")
+
+
+def _named_secret(text: str) -> str:
+    def replace(match: re.Match[str]) -> str:
+        if _NOT_SECRET.match(match.group("value")):
+            return match.group(0)
+        return match.group("name") + SECRET
+
+    return _NAMED.sub(replace, text)
+
+
+# No "/" inside: paths and URLs are long mixed strings too, but split at every slash.
+_CANDIDATE = re.compile(r"[A-Za-z0-9+_-]{32,}={0,2}")
+
+
+def _random_strings(text: str) -> str:
+    """Replace long mixed-case strings with the entropy of a key (base64, tokens)."""
+
+    def replace(match: re.Match[str]) -> str:
+        value = match.group(0)
+        kinds = (str.isupper, str.islower, str.isdigit)
+        mixed = all(any(kind(c) for c in value) for kind in kinds)
+        return SECRET if mixed and _entropy(value) >= MIN_ENTROPY_BITS else value
+
+    return _CANDIDATE.sub(replace, text)
+
+
+def _entropy(value: str) -> float:
+    counts = Counter(value)
+    return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
+
+
+_PEM = (
+    r"-----BEGIN [A-Z0-9 ]*(?:PRIVATE KEY|CERTIFICATE)[A-Z ]*-----"
+    r"[\s\S]*?(?:-----END [A-Z0-9 ]*-----|$)"
+)
+_AUTH_HEADER = r"(?P<name>\b(?:proxy-)?authorization\s*[:=]\s*)[^\s\"',]+(?:\s+[^\s\"',]+)?"
+_JWT = r"\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}"
+_URL_CREDENTIALS = r"(?P<scheme>\b[a-z][a-z0-9+.-]*://)[^/\s:@]*:[^/\s@]+@"
+_EMAIL = r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b"
+_HOST = (
+    r"\b(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+(?:com|net|org|io|ai|dev|internal|"
+    r"local|lan|cloud|corp|cluster|svc|edu|gov|us|uk|de|cn)\b"
+)
+
 # Each rule is small and named for what it removes; order matters (see module docstring).
 RULES: tuple[tuple[str, Callable[[str], str]], ...] = (
-    (
-        "pem block",
-        _sub(
-            r"-----BEGIN [A-Z0-9 ]*(?:PRIVATE KEY|CERTIFICATE)[A-Z ]*-----"
-            r"[\s\S]*?(?:-----END [A-Z0-9 ]*-----|$)",
-            SECRET,
-        ),
-    ),
-    (
-        "authorization header",
-        _keep_name(
-            r"(?P<name>\b(?:authorization|proxy-authorization)\s*[:=]\s*)[^\s\"',]+(?:\s+[^\s\"',]+)?"
-        ),
-    ),
+    ("pem block", _sub(_PEM, SECRET)),
+    ("authorization header", _keep_name(_AUTH_HEADER)),
     ("bearer token", _keep_name(r"(?P<name>\bbearer\s+)[A-Za-z0-9._~+/=-]{8,}")),
-    ("jwt", _sub(r"\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}", SECRET)),
-    (
-        "github token",
-        _sub(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})", SECRET),
-    ),
+    ("jwt", _sub(_JWT, SECRET)),
+    ("github token", _sub(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_\w{30,})", SECRET)),
     ("slack token", _sub(r"\bxox[abposr]-[A-Za-z0-9-]{10,}", SECRET)),
     ("aws access key", _sub(r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[A-Z0-9]{16}\b", SECRET)),
-    ("openai-style key", _sub(r"\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}", SECRET)),
+    ("api key", _sub(r"\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}", SECRET)),
     ("hugging face token", _sub(r"\bhf_[A-Za-z0-9]{30,}", SECRET)),
     ("google api key", _sub(r"\bAIza[0-9A-Za-z_-]{35}\b", SECRET)),
-    (
-        "url credentials",
-        _sub(r"(?P<scheme>\b[a-z][a-z0-9+.-]*://)[^/\s:@]+:[^/\s@]+@", r"\g<scheme><secret>@"),
-    ),
-    (
-        "named secret",
-        _keep_name(
-            r"(?P<name>\b[\w.-]*(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|"
-            r"private[_-]?key|credential|auth)[\w.-]*[\"']?\s*[:=]\s*[\"']?)[^\s\"',;&]+"
-        ),
-    ),
-    ("email", _sub(r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b", "<email>")),
-    (
-        "long random string",
-        _sub(
-            r"\b(?=[A-Za-z0-9+/_-]*\d)(?=[A-Za-z0-9+/_-]*[A-Za-z])[A-Za-z0-9+/_-]{40,}={0,2}",
-            SECRET,
-        ),
-    ),
-    ("ipv4", _sub(r"\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b", "<ip>")),
+    ("url credentials", _sub(_URL_CREDENTIALS, r"\g<scheme><secret>@")),
+    ("named secret", _named_secret),
+    ("email", _sub(_EMAIL, "<email>")),
+    ("long random string", _random_strings),
+    ("ipv4", _sub(r"\b(?:\d{1,3}\.){3}\d{1,3}\b", "<ip>")),
     ("ipv6", _sub(r"\b(?:[0-9a-fA-F]{1,4}:){3,7}[0-9a-fA-F]{1,4}\b", "<ip>")),
-    (
-        "host name",
-        _sub(
-            r"\b(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+(?:com|net|org|io|ai|dev|internal|"
-            r"local|lan|cloud|corp|cluster|svc|edu|gov|us|uk|de|cn)\b",
-            "<host>",
-            re.IGNORECASE,
-        ),
-    ),
+    ("host name", _sub(_HOST, "<host>", re.IGNORECASE)),
 )
 
 
