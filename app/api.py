@@ -14,7 +14,7 @@ from app.analysis import match_message, scan_text
 from app.calculations import calculate, find_calculator
 from app.calculators import CALCULATORS, Calculator
 from app.deps import CatalogDep, LibraryDep, SettingsDep
-from app.editing import StaleBase, save_reference, unified_diff
+from app.editing import StaleBase, keep_draft, save_reference, unified_diff
 from app.errors import (
     ErrorBody,
     InvalidInput,
@@ -309,6 +309,7 @@ async def api_put_reference(
             message=message,
         )
     except StaleBase as error:
+        await run_in_threadpool(keep_draft, library, editor.row.id or 0, reference_id, text)
         failed = PreconditionFailed(error.message, field="If-Match")
         failed.diff = unified_diff(error.current_text or "", text, "on disk now", "sent")
         raise failed from None

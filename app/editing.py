@@ -22,7 +22,7 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app.document import Reference
 from app.errors import (
@@ -42,7 +42,7 @@ from app.loader import (
     record_revision,
     store_reference,
 )
-from app.models import RevisionRow
+from app.models import DraftRow, RevisionRow
 from app.problems import Problem
 from app.references import content_hash, is_slug, parse_reference
 
@@ -224,3 +224,22 @@ def unified_diff(old: str, new: str, old_name: str, new_name: str) -> str:
         old.splitlines(keepends=True), new.splitlines(keepends=True), old_name, new_name
     )
     return "".join(lines)
+
+
+def keep_draft(library: Library, editor_id: int, reference_id: str, text: str) -> None:
+    """Store text that could not be saved, so a conflict never loses an editor's work."""
+    with Session(library.engine) as session:
+        session.connection(execution_options={"sqlite_immediate": True})
+        session.add(DraftRow(editor_id=editor_id, reference_id=reference_id, text=text))
+        session.commit()
+
+
+def latest_draft(library: Library, editor_id: int, reference_id: str) -> DraftRow | None:
+    """The newest unsaved text of this editor for this reference."""
+    with Session(library.engine) as session:
+        query = (
+            select(DraftRow)
+            .where(DraftRow.editor_id == editor_id, DraftRow.reference_id == reference_id)
+            .order_by(col(DraftRow.id).desc())
+        )
+        return session.exec(query.limit(1)).first()

@@ -16,6 +16,8 @@ from app.editing import (
     InvalidReference,
     StaleBase,
     current_file,
+    keep_draft,
+    latest_draft,
     reference_file,
     revisions,
     save_reference,
@@ -25,7 +27,7 @@ from app.editing import (
 from app.errors import FailrefError, InvalidInput, NotFound
 from app.frontmatter import FrontMatterError, split_front_matter
 from app.gaps import list_gaps
-from app.guards import SESSION_COOKIE, EditorDep, check_csrf, same_origin
+from app.guards import SESSION_COOKIE, Editor, EditorDep, check_csrf, same_origin
 from app.library import Library
 from app.models import GapRow
 from app.problems import Problem
@@ -123,7 +125,14 @@ def logout(
 def _editor_page(
     request: Request, draft: Draft, editor: Any, status: int = 200, **extra: Any
 ) -> HTMLResponse:
-    context = {"draft": draft, "editor": editor, "problems": [], "preview": None, "conflict": None}
+    context = {
+        "draft": draft,
+        "editor": editor,
+        "problems": [],
+        "preview": None,
+        "conflict": None,
+        "kept_draft": None,
+    }
     context.update(extra)
     return page(request, "edit.html", status=status, **context)
 
@@ -137,7 +146,8 @@ def edit_form(
     if found is None:
         raise NotFound(f"no reference file '{reference_id[:100]}'", field="id")
     text, base = found
-    return _editor_page(request, Draft(reference_id, text, base), editor)
+    kept = latest_draft(library, editor.row.id or 0, reference_id)
+    return _editor_page(request, Draft(reference_id, text, base), editor, kept_draft=kept)
 
 
 @router.post("/r/{reference_id}/edit", response_class=HTMLResponse, name="edit_reference_submit")
@@ -221,7 +231,8 @@ def _save(request: Request, library: Library, editor: Any, draft: Draft) -> Resp
     return RedirectResponse(f"{target}?saved=1", status_code=303)
 
 
-def _conflict(request: Request, editor: Any, draft: Draft, error: StaleBase) -> HTMLResponse:
+def _conflict(request: Request, editor: Editor, draft: Draft, error: StaleBase) -> HTMLResponse:
+    keep_draft(library_of(request), editor.row.id or 0, draft.reference_id or "", draft.text)
     current = error.current_text
     diff = unified_diff(current or "", draft.text, "on disk now", "your version")
     refreshed = current_file(library_of(request).settings.references_dir, draft.reference_id or "")

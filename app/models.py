@@ -95,3 +95,15 @@ class FeedbackRow(SQLModel, table=True):
     reference_id: str = Field(index=True, max_length=80)
     helpful: bool
     created_at: dt.datetime = Field(default_factory=utc_now)
+
+
+class DraftRow(SQLModel, table=True):
+    """Text an editor submitted that could not be saved (a conflict): kept, never lost."""
+
+    __tablename__ = "draft"
+
+    id: int | None = Field(default=None, primary_key=True)
+    editor_id: int = Field(foreign_key="editor.id", index=True, ondelete="CASCADE")
+    reference_id: str = Field(index=True, max_length=80)
+    text: str
+    created_at: dt.datetime = Field(default_factory=utc_now)

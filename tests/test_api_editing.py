@@ -9,7 +9,7 @@ from editing_helpers import library_of, new_editor
 from fastapi.testclient import TestClient
 from sqlmodel import Session, func, select
 
-from app.models import RevisionRow
+from app.models import DraftRow, RevisionRow
 
 
 def put(client: TestClient, text: str, token: str | None, **headers: str):  # type: ignore[no-untyped-def]
@@ -72,6 +72,9 @@ def test_put_with_a_stale_etag_is_412_with_a_diff(client: TestClient, token: str
     assert error["code"] == "precondition_failed"
     assert "+3. **Second.**" in error["diff"]
     assert state(client) == before
+    with Session(library_of(client).engine) as session:
+        drafts = session.exec(select(DraftRow)).all()
+    assert [d.text for d in drafts] == [text.replace("A dead host.", "Second.")]
 
 
 def test_put_without_if_match_is_428(client: TestClient, token: str) -> None:

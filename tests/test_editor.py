@@ -132,6 +132,9 @@ def test_stale_save_is_409_with_both_versions_and_the_text_kept(client: TestClie
     assert "My change." in response.text
     assert "+3. **My change.**" in response.text or "My change" in response.text
     assert "A host changed in git." in path.read_text()
+    again = client.get("/r/stuck-rank/edit")
+    assert "kept after a conflict" in again.text
+    assert "My change." in again.text
 
 
 def test_missing_csrf_token_is_403(client: TestClient) -> None:
