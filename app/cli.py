@@ -12,14 +12,13 @@ from typing import TextIO
 
 import click
 import uvicorn
-from sqlmodel import Session
 
 from app.analysis import MAX_LIMIT, match_message, scan_text
 from app.auth import AuthError, add_editor, remove_editor
 from app.calculators import CALCULATORS
 from app.collisions import message_problems
 from app.config import Settings
-from app.db import make_engine, upgrade_database
+from app.db import make_engine, upgrade_database, writing
 from app.errors import FailrefError, NotFound
 from app.gaps import prune_gaps
 from app.library import open_library
@@ -262,7 +261,7 @@ def editor_add(name: str) -> None:
     """Create editor NAME and print its token (shown once, as the last word)."""
     library = open_library(Settings())
     try:
-        with Session(library.engine) as session:
+        with writing(library.engine) as session:
             token = add_editor(session, name)
     except AuthError as error:
         raise click.ClickException(str(error)) from None
@@ -278,7 +277,7 @@ def editor_remove(name: str) -> None:
     """Revoke editor NAME: its token and sessions stop working at once."""
     library = open_library(Settings())
     try:
-        with Session(library.engine) as session:
+        with writing(library.engine) as session:
             remove_editor(session, name)
     except AuthError as error:
         raise click.ClickException(str(error)) from None
@@ -298,7 +297,7 @@ def gaps_prune() -> None:
     settings = Settings()
     library = open_library(settings)
     try:
-        with Session(library.engine) as session:
+        with writing(library.engine) as session:
             removed = prune_gaps(session, dt.timedelta(days=settings.gap_retention_days))
     finally:
         library.close()

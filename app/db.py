@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -61,7 +62,13 @@ def upgrade_database(engine: Engine, settings: Settings) -> None:
         command.upgrade(config, "head")
 
 
-def session_scope(engine: Engine) -> Iterator[Session]:
-    """Yield one session; the caller commits."""
+@contextmanager
+def writing(engine: Engine) -> Iterator[Session]:
+    """A session whose transaction takes SQLite's write lock at once (BEGIN IMMEDIATE).
+
+    A deferred transaction that reads and then writes fails with "database is locked" when
+    another writer committed in between; one that starts as a writer waits its turn (up to
+    the busy timeout) and then reads what is current. Every writer uses this."""
     with Session(engine) as session:
+        session.connection(execution_options={"sqlite_immediate": True})
         yield session

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from sqlmodel import Session, col, select
 
+from app.db import writing
 from app.document import Reference
 from app.errors import (
     Conflict,
@@ -141,8 +142,7 @@ def save_reference(
     path = reference_file(folder, reference_id)
     temporary = _write_temporary(path, data)
     try:
-        with Session(library.engine) as session:
-            session.connection(execution_options={"sqlite_immediate": True})
+        with writing(library.engine) as session:
             _check_base(path, base_hash, creating)
             _replace(temporary, path)
             revision = record_revision(session, reference_id, data, author=author, message=message)
@@ -228,8 +228,7 @@ def unified_diff(old: str, new: str, old_name: str, new_name: str) -> str:
 
 def keep_draft(library: Library, editor_id: int, reference_id: str, text: str) -> None:
     """Store text that could not be saved, so a conflict never loses an editor's work."""
-    with Session(library.engine) as session:
-        session.connection(execution_options={"sqlite_immediate": True})
+    with writing(library.engine) as session:
         session.add(DraftRow(editor_id=editor_id, reference_id=reference_id, text=text))
         session.commit()
 

@@ -11,6 +11,7 @@ from sqlmodel import Session
 
 from app.auth import AuthError, editor_for_token, end_session, start_session
 from app.collisions import judge_lines, message_problems, read_labelled, with_edit
+from app.db import writing
 from app.deps import LibraryDep
 from app.editing import (
     InvalidReference,
@@ -78,7 +79,7 @@ def login(
 ) -> Response:
     """Trade an editor token for a session cookie."""
     same_origin(request)
-    with Session(library.engine) as session:
+    with writing(library.engine) as session:
         try:
             editor = editor_for_token(session, token)
         except AuthError:
@@ -112,7 +113,7 @@ def logout(
     """End the session on the server and drop the cookie."""
     check_csrf(editor, csrf_token)
     if editor.session_id is not None:
-        with Session(library.engine) as session:
+        with writing(library.engine) as session:
             end_session(session, editor.session_id)
     response = RedirectResponse("/", status_code=303)
     response.delete_cookie(SESSION_COOKIE, path="/")

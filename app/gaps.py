@@ -12,6 +12,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session, col, delete, select
 
 from app.config import Settings
+from app.db import writing
 from app.models import GapRow, utc_now
 from app.normalize import normalize_line
 from app.redact import redact
@@ -49,8 +50,7 @@ def remember_if_unanswered(engine: Engine, settings: Settings, text: str, confid
     """Record `text` as a gap when nothing matched it confidently and storing is on."""
     if confident or not settings.store_queries:
         return
-    with Session(engine) as session:
-        session.connection(execution_options={"sqlite_immediate": True})
+    with writing(engine) as session:
         record_gap(session, text)
         session.commit()
 

@@ -13,6 +13,7 @@ from fastapi import Depends, Request
 from sqlmodel import Session
 
 from app.auth import AuthError, any_editor, editor_for_session, editor_for_token
+from app.db import writing
 from app.deps import LibraryDep
 from app.errors import Forbidden, Unauthorized
 from app.models import EditorRow
@@ -50,7 +51,7 @@ def optional_editor(request: Request, library: LibraryDep) -> Editor | None:
     session_id = request.cookies.get(SESSION_COOKIE)
     if token and session_id:
         raise Forbidden("send either a session cookie or a Bearer token, not both")
-    with Session(library.engine) as session:
+    with writing(library.engine) as session:  # an expired session is deleted on sight
         try:
             if token:
                 return Editor(editor_for_token(session, token), "token")

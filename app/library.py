@@ -12,7 +12,7 @@ from sqlmodel import Session
 
 from app.catalog import Catalog, load_catalog
 from app.config import Settings
-from app.db import make_engine, upgrade_database
+from app.db import make_engine, upgrade_database, writing
 from app.gaps import prune_gaps
 from app.loader import SyncReport, remove_leftover_temporaries, sync_folder
 
@@ -40,8 +40,7 @@ class Library:
 
     def reload(self) -> SyncReport:
         """Sync the references folder into the database, then swap in a new catalog."""
-        with self._reload_lock, Session(self.engine) as session:
-            session.connection(execution_options={"sqlite_immediate": True})
+        with self._reload_lock, writing(self.engine) as session:
             report = sync_folder(session, self.settings.references_dir)
             self._catalog = load_catalog(session, tuple(report.problems))
         logger.info(
@@ -82,6 +81,6 @@ def open_library(settings: Settings) -> Library:
     if settings.references_dir.is_dir():
         remove_leftover_temporaries(settings.references_dir)
     library.reload()
-    with Session(engine) as session:
+    with writing(engine) as session:
         prune_gaps(session, dt.timedelta(days=settings.gap_retention_days))
     return library

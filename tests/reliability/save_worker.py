@@ -1,0 +1,102 @@
+"""A separate process that saves one reference many times, or dies at a chosen point.
+
+    python save_worker.py DATABASE_URL REFERENCES_DIR race COUNT TAG
+    python save_worker.py DATABASE_URL REFERENCES_DIR crash POINT
+
+`race` prints one JSON line of outcomes; `crash` exits with status 99 at POINT of a save
+(`after-temp-write`, `before-fsync`, `after-rename`, `before-commit`, `after-commit`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from sqlmodel import Session
+
+from app import editing
+from app.config import Settings
+from app.editing import StaleBase, current_file, save_reference
+from app.library import open_library
+
+REFERENCE = "stuck-rank"
+DIE = 99
+
+
+def race(library: Any, count: int, tag: str) -> None:
+    outcomes: dict[str, Any] = {"ok": 0, "stale": 0, "error": []}
+    for number in range(count):
+        found = current_file(library.settings.references_dir, REFERENCE)
+        assert found is not None
+        text, base = found
+        try:
+            save_reference(
+                library,
+                REFERENCE,
+                _retag(text, f"{tag}-{number}"),
+                base_hash=base,
+                creating=False,
+                author=tag,
+                message=f"{tag} {number}",
+            )
+            outcomes["ok"] += 1
+        except StaleBase:
+            outcomes["stale"] += 1
+        except Exception as error:
+            outcomes["error"].append(f"{type(error).__name__}: {error}")
+    print(json.dumps(outcomes))
+
+
+def _retag(text: str, tag: str) -> str:
+    head, _, rest = text.partition("3. **A dead host")
+    _, _, tail = rest.partition(".**")
+    return f"{head}3. **A dead host ({tag}).**{tail}"
+
+
+def die(*_args: Any, **_kwargs: Any) -> None:
+    os._exit(DIE)
+
+
+def crash(library: Any, point: str) -> None:
+    found = current_file(library.settings.references_dir, REFERENCE)
+    assert found is not None
+    text, base = found
+    if point == "after-temp-write":
+        editing.os.replace = die  # type: ignore[attr-defined]
+    elif point == "before-fsync":
+        editing.os.fsync = die  # type: ignore[attr-defined]
+    elif point == "after-rename":
+        editing.record_revision = die  # type: ignore[assignment]
+    elif point == "before-commit":
+        Session.commit = die  # type: ignore[method-assign]
+    elif point == "after-commit":
+        library.refresh = die
+    else:
+        raise SystemExit(f"unknown point {point}")
+    save_reference(
+        library,
+        REFERENCE,
+        _retag(text, "crash"),
+        base_hash=base,
+        creating=False,
+        author="c",
+        message="crash",
+    )
+    raise SystemExit("the save finished although it should have died")
+
+
+def main() -> None:
+    database_url, references_dir, mode, *rest = sys.argv[1:]
+    settings = Settings(database_url=database_url, references_dir=Path(references_dir))
+    library = open_library(settings)
+    if mode == "race":
+        race(library, int(rest[0]), rest[1])
+    else:
+        crash(library, rest[0])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,58 @@
+"""The server killed at each point of a save, then restarted: each file is byte-identical
+to the old or the new version, no temporary file is left, the database is intact, every
+committed save is present, and the index agrees with the files."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from sqlmodel import Session, select
+
+from app.config import Settings
+from app.library import open_library
+from app.models import RevisionRow
+from app.references import content_hash
+
+WORKER = Path(__file__).parent / "save_worker.py"
+DIED = 99
+
+
+@pytest.mark.parametrize(
+    ("point", "file_is_new", "committed"),
+    [
+        pytest.param("after-temp-write", False, False, id="after-temp-write"),
+        pytest.param("before-fsync", False, False, id="before-fsync"),
+        pytest.param("after-rename", True, False, id="after-rename"),
+        pytest.param("before-commit", True, False, id="before-commit"),
+        pytest.param("after-commit", True, True, id="after-commit"),
+    ],
+)
+def test_a_crash_at_each_point_of_a_save_leaves_a_consistent_state(
+    settings: Settings, point: str, file_is_new: bool, committed: bool
+) -> None:
+    open_library(settings).close()
+    path = settings.references_dir / "stuck-rank.md"
+    old = path.read_bytes()
+    command = [sys.executable, str(WORKER), settings.database_url, str(settings.references_dir)]
+    worker = subprocess.run([*command, "crash", point], capture_output=True, text=True, timeout=120)
+    assert worker.returncode == DIED, worker.stderr[-2000:]
+
+    library = open_library(settings)  # the restart
+    now = path.read_bytes()
+    assert (now != old) is file_is_new
+    assert now == old or b"A dead host (crash)" in now
+    assert list(settings.references_dir.glob(".*tmp-*")) == []
+    with library.engine.connect() as connection:
+        assert connection.exec_driver_sql("PRAGMA integrity_check").scalar() == "ok"
+    with Session(library.engine) as session:
+        rows = session.exec(
+            select(RevisionRow).where(RevisionRow.reference_id == "stuck-rank")
+        ).all()
+    authors = [row.author for row in rows]
+    assert ("c" in authors) is committed
+    assert rows[-1].content_hash == content_hash(now)
+    assert library.catalog.references["stuck-rank"].content_hash == content_hash(now)
+    library.close()
