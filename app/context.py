@@ -14,8 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from app.document import Reference
 
 # Text beyond this is not searched for context: the head of a log names the framework
-# and GPU, and a 50 MB paste must not cost a second here.
-MAX_INFER_CHARS = 256 * 1024
+# and GPU, and a 50 MB paste must not cost a second here (about 30 ms for 64 KiB).
+MAX_INFER_CHARS = 64 * 1024
 # How much one agreeing or disagreeing field moves a score (multiplicative). A
 # disagreement weighs more: many references share the common frameworks, so agreeing
 # says less than contradicting.
@@ -37,7 +37,7 @@ FRAMEWORK_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("accelerate", r"\baccelerate\b"),
         ("jax", r"\bjax(?:lib)?\b|\bxla\b"),
         ("transformers", r"\btransformers\b"),
-        ("nccl", r"\bnccl\b"),
+        ("nccl", r"\bnccl\b|(?-i:NCCL)"),  # also WorkNCCL, ProcessGroupNCCL
         ("pytorch", r"\btorch\b|\bpytorch\b"),
         ("cuda", r"\bcuda\b"),
     )
@@ -54,7 +54,7 @@ GPU_COUNT_RES: tuple[re.Pattern[str], ...] = (
 )
 MODEL_RE = re.compile(
     r"\b(llama|mistral|mixtral|qwen|deepseek|gemma|phi|falcon|gpt|bert|t5|opt|bloom|mpt"
-    r"|starcoder|codellama|yi|internlm|baichuan|chatglm|olmo|grok|nemotron)[\w.-]*",
+    r"|starcoder|codellama|yi|internlm|baichuan|chatglm|olmo|grok|nemotron)(?![a-z])[\w.-]*",
     re.IGNORECASE,
 )
 PHASE_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
@@ -63,7 +63,10 @@ PHASE_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("compilation", r"\btorch\.compile\b|\binductor\b|\bdynamo\b|\bcompil(?:e|ing|ation)\b"),
         ("checkpointing", r"\bcheckpoint(?:ing|s)?\b|\bsave_pretrained\b|\bsafetensors\b"),
         ("data-loading", r"\bdataloader\b|\bdata ?loader worker\b|\bdataset\b"),
-        ("inference", r"\bgenerat(?:e|ion)\b|\bprefill\b|\bdecode\b|\brequests?\b|\bserv(?:e|ing)\b"),
+        (
+            "inference",
+            r"\bgenerat(?:e|ion)\b|\bprefill\b|\bdecode\b|\brequests?\b|\bserv(?:e|ing)\b",
+        ),
         ("training", r"\bbackward\b|\boptimizer\b|\bloss\b|\bepoch\b|\bgrad(?:ient)?s?\b"),
         ("startup", r"\binit_process_group\b|\binitializ(?:e|ing)\b|\brendezvous\b"),
     )
@@ -87,7 +90,48 @@ DISTRIBUTED_WORDS = frozenset(
         "rdma",
     }
 )
-FRAMEWORK_ALIASES = {"torch": "pytorch", "trtllm": "tensorrt-llm", "tgi": "text-generation-inference"}
+STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "but",
+        "by",
+        "for",
+        "from",
+        "has",
+        "have",
+        "in",
+        "is",
+        "it",
+        "its",
+        "no",
+        "not",
+        "of",
+        "on",
+        "or",
+        "so",
+        "that",
+        "the",
+        "this",
+        "to",
+        "was",
+        "were",
+        "when",
+        "which",
+        "while",
+        "with",
+    ]
+)
+FRAMEWORK_ALIASES = {
+    "torch": "pytorch",
+    "trtllm": "tensorrt-llm",
+    "tgi": "text-generation-inference",
+}
 WORD_RE = re.compile(r"[a-z0-9]+")
 
 
@@ -218,8 +262,3 @@ def _keywords(reference: Reference) -> set[str]:
 def words_of(texts: Iterable[str]) -> list[str]:
     """Lower-case words of some texts, split on anything but letters and digits."""
     return [word for text in texts for word in WORD_RE.findall(text.lower())]
-
-
-STOPWORDS = frozenset(
-    ["a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "from", "has", "have", "in", "is", "it", "its", "no", "not", "of", "on", "or", "so", "that", "the", "this", "to", "was", "were", "when", "which", "while", "with"]
-)

@@ -1,11 +1,13 @@
 """Save a reference file: validate, refuse stale bases, write atomically, record a revision.
 
 Order of a save, and what a crash at each point leaves:
-1. validate the text, then write it to a temporary file beside the target and fsync it
-   (a crash leaves the old file and a temporary file that start-up removes);
-2. open a write transaction (`BEGIN IMMEDIATE`: one writer at a time, across processes),
-   compare the file on disk with the base the editor started from (409/412 if it moved);
-3. rename the temporary file over the target and fsync the folder (atomic: the file is
+1. validate the text (nothing is touched yet);
+2. open a write transaction (`BEGIN IMMEDIATE`: one writer at a time, across processes);
+3. write the text to a temporary file beside the target and fsync it (a crash leaves
+   the old file and a temporary file, which start-up removes under the same lock, so it
+   never removes the temporary file of another process's save in progress);
+4. compare the file on disk with the base the editor started from (409/412 if it moved);
+5. rename the temporary file over the target and fsync the folder (atomic: the file is
    old or new, never torn), record the revision and the index row, commit;
    a crash between rename and commit leaves the new file, which the next load records
    as a revision authored "files": nothing acknowledged is lost, nothing is torn.
@@ -140,18 +142,18 @@ def save_reference(
     data = text.replace("\r\n", "\n").encode("utf-8")
     folder = library.settings.references_dir
     path = reference_file(folder, reference_id)
-    temporary = _write_temporary(path, data)
-    try:
-        with writing(library.engine) as session:
+    with writing(library.engine) as session:
+        temporary = _write_temporary(path, data)
+        try:
             _check_base(path, base_hash, creating)
             _replace(temporary, path)
             revision = record_revision(session, reference_id, data, author=author, message=message)
             store_reference(session, reference)
             session.commit()
             session.refresh(revision)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            temporary.unlink()
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                temporary.unlink()
     library.refresh()
     assert revision.id is not None
     return Saved(reference, revision.id, reference.content_hash)

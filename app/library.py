@@ -79,7 +79,8 @@ def open_library(settings: Settings) -> Library:
     upgrade_database(engine, settings)
     library = Library(settings, engine)
     if settings.references_dir.is_dir():
-        remove_leftover_temporaries(settings.references_dir)
+        with writing(engine):  # saves write their temporary files under this lock
+            remove_leftover_temporaries(settings.references_dir)
     library.reload()
     with writing(engine) as session:
         prune_gaps(session, dt.timedelta(days=settings.gap_retention_days))

@@ -82,7 +82,7 @@ URL_RE = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s\"'<>)\]]*(?:<[a-z]+>[^\s\
 UUID_RE = re.compile(
     r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"
 )
-IP_RE = re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w.]*\d)")
+IP_RE = re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?!\w|\.\w)")
 PATH_RE = re.compile(
     r"(?<![\w/.>])(?:<path>|~|\.{1,2})?(?:/[\w.@+-]+)+/?"  # /abs/path, ./rel, <path>/x
     r"|(?<![\w/.-])[\w.-]+(?:/[\w.-]+){2,}"  # rel/a/b with at least two slashes

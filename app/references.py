@@ -405,7 +405,7 @@ def _source(item: Block, found: _Collector) -> Source | None:
         found.add(item.first_line, "Sources", "link has no URL")
         return None
     _check_source_url(href, item.first_line, "Sources", found)
-    supports = item.source.split(")", 1)[1].lstrip(SOURCE_SEPARATORS) if ")" in item.source else ""
+    supports = _after_link(item.source, href).lstrip(SOURCE_SEPARATORS)
     if not supports.strip():
         found.add(item.first_line, "Sources", "say what the source supports after the link")
     return Source(
@@ -415,6 +415,16 @@ def _source(item: Block, found: _Collector) -> Source | None:
         supports_html=render_markdown(supports),
         line=item.first_line,
     )
+
+
+def _after_link(source: str, href: str) -> str:
+    """What follows `[title](href)` in an item: found by its URL, since a title may itself
+    hold brackets or parentheses."""
+    start = source.find(f"]({href}")
+    if start < 0:
+        return ""
+    end = source.find(")", start + len(href) + 2)
+    return source[end + 1 :] if end >= 0 else ""
 
 
 def _check_source_url(href: str, line: int, rule: str, found: _Collector) -> None:

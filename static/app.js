@@ -41,7 +41,41 @@ function rememberChecks() {
   }
 }
 
+function enhancePasteForm() {
+  const form = document.querySelector("form.paste");
+  if (!form) return;
+  const box = form.elements.namedItem("log");
+  const button = form.querySelector("button[type=submit]");
+  form.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+      event.preventDefault();
+      form.requestSubmit();
+    }
+  });
+  form.addEventListener("submit", () => {
+    if (!button) return;
+    button.disabled = true;
+    button.textContent = "Matching…";
+  });
+  // Back and forward restore the page from cache with the button still busy.
+  window.addEventListener("pageshow", () => {
+    if (!button) return;
+    button.disabled = false;
+    button.textContent = "Find references";
+  });
+  for (const link of document.querySelectorAll("a[data-example]")) {
+    link.addEventListener("click", (event) => {
+      if (!box) return;
+      event.preventDefault();
+      box.value = link.dataset.example;
+      box.focus();
+      box.scrollIntoView({ block: "center" });
+    });
+  }
+}
+
 document.addEventListener("DOMContentLoaded", () => {
   addCopyButtons();
   rememberChecks();
+  enhancePasteForm();
 });

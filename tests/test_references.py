@@ -298,3 +298,15 @@ def test_symlink_out_of_the_folder_is_refused(tmp_path: Path) -> None:
     contents = read_folder(folder)
     assert contents.references == []
     assert "symbolic link pointing outside the folder" in str(contents.problems[0])
+
+
+def test_source_title_with_parentheses_keeps_what_it_supports() -> None:
+    data = (FIXTURES / "good" / "stuck-rank.md").read_bytes().replace(
+        b"[py-spy](https://github.com/benfred/py-spy)",
+        b"[py-spy (the [sampling] profiler)](https://github.com/benfred/py-spy)",
+    )
+    reference, problems = parse_reference("good/stuck-rank.md", data)
+    assert problems == []
+    assert reference is not None
+    assert reference.sources[0].title.startswith("py-spy (the")
+    assert reference.sources[0].supports_markdown == "`dump` prints every thread's stack."

@@ -1,0 +1,104 @@
+// failref: live calculator outputs. The panel is a plain GET form that works without this;
+// here each change is sent to POST /api/v1/calculators/{name} and the outputs redrawn.
+"use strict";
+
+const DEBOUNCE_MS = 250;
+const SIGNIFICANT_DIGITS = 4;
+const MAX_DECIMALS = 6;
+const MAX_LIST_ITEMS_SHOWN = 16;
+const NO_VALUE = "—";
+
+// Same rules as app/calculator_panel.py format_number: grouped digits, ~4 significant ones.
+function formatNumber(value) {
+  const decimals = value === 0 ? 0 : SIGNIFICANT_DIGITS - 1 - Math.floor(Math.log10(Math.abs(value)));
+  const digits = Math.min(MAX_DECIMALS, Math.max(0, decimals));
+  return value.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: 0 });
+}
+
+function formatOutput(value, percent) {
+  if (typeof value === "boolean") return value ? "yes" : "no";
+  if (Array.isArray(value)) {
+    const shown = value.slice(0, MAX_LIST_ITEMS_SHOWN).map(formatNumber).join(", ");
+    return value.length > MAX_LIST_ITEMS_SHOWN ? `${shown}, … (${value.length} values)` : shown;
+  }
+  return formatNumber(percent ? value * 100 : value);
+}
+
+function readInputs(form) {
+  const inputs = {};
+  for (const element of form.elements) {
+    if (element.name) inputs[element.name] = element.value;
+  }
+  return inputs;
+}
+
+function clearErrors(form) {
+  for (const message of form.querySelectorAll("[data-error-for]")) {
+    message.hidden = true;
+    message.textContent = "";
+    message.closest(".field")?.classList.remove("invalid");
+  }
+  for (const element of form.elements) element.removeAttribute("aria-invalid");
+}
+
+function showError(form, error) {
+  const message = form.querySelector(`[data-error-for="${CSS.escape(error.field || "")}"]`);
+  if (!message) return;
+  const prefix = `${error.field}: `;
+  message.textContent = error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
+  message.hidden = false;
+  message.closest(".field")?.classList.add("invalid");
+  form.elements.namedItem(error.field)?.setAttribute("aria-invalid", "true");
+}
+
+function showOutputs(panel, outputs) {
+  for (const output of panel.querySelectorAll("output[data-output]")) {
+    const value = outputs[output.dataset.output];
+    output.textContent = value === undefined ? NO_VALUE : formatOutput(value, "percent" in output.dataset);
+  }
+  panel.querySelector(".outputs")?.classList.remove("stale");
+}
+
+function liveCalculator(form) {
+  const panel = form.closest(".calculator");
+  let timer = 0;
+  let pending = null;
+  async function run() {
+    const inputs = readInputs(form);
+    pending?.abort();
+    pending = new AbortController();
+    let response;
+    let body;
+    try {
+      response = await fetch(form.dataset.api, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Accept: "application/json" },
+        body: JSON.stringify(inputs),
+        signal: pending.signal,
+      });
+      body = await response.json();
+    } catch {
+      return; // aborted by a newer change, or offline: the Calculate button still works
+    }
+    clearErrors(form);
+    // The address follows the inputs, so a reload or a shared link shows the same panel.
+    const url = new URL(window.location.href);
+    url.search = new URLSearchParams(inputs).toString();
+    window.history.replaceState(null, "", url);
+    if (response.ok) {
+      showOutputs(panel, body.outputs);
+    } else if (body.error) {
+      showError(form, body.error);
+      panel.querySelector(".outputs")?.classList.add("stale");
+    }
+  }
+  form.addEventListener("input", () => {
+    window.clearTimeout(timer);
+    timer = window.setTimeout(run, DEBOUNCE_MS);
+  });
+  form.classList.add("live");
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  for (const form of document.querySelectorAll("form.calculator-form[data-api]")) liveCalculator(form);
+});

@@ -1,0 +1,249 @@
+"""End to end in Chromium: paste, scan, calculators, remembered checks, phone width, no script."""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import yaml
+from playwright.sync_api import FloatRect, Page, ViewportSize, expect
+
+from app.calculations import calculate
+from app.calculator_panel import format_number
+from app.config import PROJECT_ROOT
+
+pytestmark = pytest.mark.browser
+
+LABELLED = PROJECT_ROOT / "tests" / "data" / "labelled"
+PHONE: ViewportSize = {"width": 375, "height": 800}
+# Set to a folder (docs/screenshots) to keep the screenshots; otherwise they go to tmp.
+SCREENSHOTS_ENV = "FAILREF_SCREENSHOTS_DIR"
+MAX_SCREENSHOT_BYTES = 600_000
+MAX_SCREENSHOT_HEIGHT = 2500
+KV_CACHE_LINE_NUMBER = 97
+WATCHDOG_LINE_NUMBER = 251
+LOG_LINES = 320
+
+
+def labelled_line(reference_id: str, containing: str) -> str:
+    """The first labelled real line of `reference_id` that holds `containing`."""
+    data = yaml.safe_load((LABELLED / f"{reference_id}.yaml").read_text(encoding="utf-8"))
+    return next(item["text"] for item in data["lines"] if containing in item["text"])
+
+
+WATCHDOG = labelled_line("torch-compile-hang-timeout", "Watchdog caught collective")
+KV_CACHE = labelled_line("kv-cache-exhaustion", "No available memory for the cache blocks")
+
+
+def training_log() -> str:
+    """Ordinary training progress with the two failure lines at known positions."""
+    rng = random.Random(6)
+    lines = []
+    for number in range(1, LOG_LINES + 1):
+        if number == KV_CACHE_LINE_NUMBER:
+            lines.append(KV_CACHE)
+        elif number == WATCHDOG_LINE_NUMBER:
+            lines.append(WATCHDOG)
+        else:
+            lines.append(
+                f"[2025-03-{1 + number // 100:02d} 10:{number % 60:02d}:{rng.randrange(60):02d}] "
+                f"step {number * 10}/20000 | loss {rng.uniform(1.5, 3.0):.4f} "
+                f"| lr {rng.uniform(1e-5, 3e-4):.2e} | grad_norm {rng.uniform(0.2, 1.5):.3f} "
+                f"| tokens/s {rng.randrange(90_000, 120_000)}"
+            )
+    return "\n".join(lines)
+
+
+def assert_clean(page: Page, console_errors: list[str]) -> None:
+    """No CSP violation on the page and no console error on any page of the test."""
+    assert page.evaluate("window.__cspViolations") == []
+    assert console_errors == []
+
+
+def paste(page: Page, text: str) -> None:
+    page.goto("/")
+    page.fill("#log", text)
+    with page.expect_navigation():
+        page.get_by_role("button", name="Find references").click()
+
+
+def test_nccl_watchdog_line_ranks_its_reference_first(
+    page: Page, console_errors: list[str]
+) -> None:
+    paste(page, WATCHDOG)
+    first = page.locator("ol.ranked > li").first
+    expect(first).to_have_attribute("data-reference-id", "torch-compile-hang-timeout")
+    expect(first.locator(".label")).to_have_text("confident")
+    expect(first.locator("mark")).to_contain_text("Watchdog caught collective operation timeout")
+    expect(page.locator(".caution")).to_contain_text("does not confirm a cause")
+    expect(page.locator("#log")).to_have_value(WATCHDOG)
+    expect(page.locator(".share a")).to_have_attribute("href", re.compile(r"^/\?q=%5Brank2%5D"))
+    assert_clean(page, console_errors)
+
+
+def test_a_log_shows_both_failures_with_their_line_numbers(
+    page: Page, console_errors: list[str]
+) -> None:
+    paste(page, training_log())
+    expect(page.locator(".read-stats")).to_contain_text(f"Read {LOG_LINES} lines")
+    kv_cache = page.locator("li[data-reference-id='kv-cache-exhaustion'] .lines")
+    watchdog = page.locator("li[data-reference-id='torch-compile-hang-timeout'] .lines")
+    expect(kv_cache).to_have_attribute("data-lines", str(KV_CACHE_LINE_NUMBER))
+    expect(watchdog).to_have_attribute("data-lines", str(WATCHDOG_LINE_NUMBER))
+    expect(page.locator("ol.ranked > li")).to_have_count(2)
+    assert_clean(page, console_errors)
+
+
+def test_calculator_outputs_follow_the_inputs_live(page: Page, console_errors: list[str]) -> None:
+    page.goto("/r/pipeline-stage-imbalance")
+    step = page.locator("output[data-output='step_ms']")
+    expect(step).to_have_text("14,200")
+    page.evaluate("window.__samePage = true")
+    page.fill("#calc-microbatches", "64")
+    stages = [200, 200, 200, 400, 200, 200, 200, 200]
+    expected = calculate("pipeline-bubble", {"stage_ms": stages, "microbatches": 64})
+    expect(step).to_have_text(format_number(float(expected.outputs["step_ms"])))  # type: ignore[arg-type]
+    efficiency = float(expected.outputs["efficiency"]) * 100  # type: ignore[arg-type]
+    expect(page.locator("output[data-output='efficiency']")).to_have_text(format_number(efficiency))
+    page.fill("#calc-microbatches", "0")
+    expect(page.locator("#calc-microbatches-error")).to_have_text("must be at least 1")
+    expect(page.locator("#calc-microbatches")).to_have_attribute("aria-invalid", "true")
+    # Chromium logs every 4xx answer to fetch; the 422 is the API's verdict on microbatches=0.
+    console_errors[:] = [e for e in console_errors if "status of 422" not in e]
+    assert page.evaluate("window.__samePage") is True  # updated in place, no navigation
+    assert "microbatches=0" in page.url  # the URL follows, so a reload keeps the inputs
+    assert_clean(page, console_errors)
+
+
+def test_calculator_works_without_javascript(open_page: Callable[..., Page]) -> None:
+    page = open_page(javascript=False)
+    page.goto("/calculators/pipeline-bubble")
+    page.fill("#calc-microbatches", "8")
+    with page.expect_navigation():
+        page.get_by_role("button", name="Calculate").click()
+    assert "microbatches=8" in page.url
+    expected = calculate("pipeline-bubble", {"microbatches": 8}).outputs["step_ms"]
+    expect(page.locator("output[data-output='step_ms']")).to_have_text(format_number(expected))  # type: ignore[arg-type]
+
+
+def test_ticked_checks_are_remembered_after_reload(page: Page, console_errors: list[str]) -> None:
+    page.goto("/r/torch-compile-hang-timeout")
+    page.locator("#check-2").check()
+    page.reload()
+    expect(page.locator("#check-2")).to_be_checked()
+    expect(page.locator("#check-1")).not_to_be_checked()
+    assert_clean(page, console_errors)
+
+
+def test_ctrl_enter_submits_and_examples_fill_the_box(
+    page: Page, console_errors: list[str]
+) -> None:
+    page.goto("/")
+    example = page.locator("a[data-example]").first
+    example.click()
+    line = example.get_attribute("data-example")
+    expect(page.locator("#log")).to_have_value(line or "")
+    assert page.url.endswith("/")  # filled in place, not followed
+    with page.expect_navigation():
+        page.locator("#log").press("Control+Enter")
+    expect(page.locator("#results-title")).to_be_visible()
+    expect(page.locator("ol.ranked > li").first).to_have_attribute(
+        "data-reference-id", "torch-compile-hang-timeout"
+    )
+    assert_clean(page, console_errors)
+
+
+def test_rendered_markdown_runs_no_script(
+    open_page: Callable[..., Page], probe_url: str, console_errors: list[str]
+) -> None:
+    page = open_page(base_url=probe_url)
+    page.goto("/r/script-injection-probe")
+    expect(page.locator("h1")).to_contain_text("<script>")
+    expect(page.locator("#s-context + .prose")).to_contain_text("<script>")
+    assert page.locator(".prose img, .prose b, .prose script, .prose iframe").count() == 0
+    assert page.evaluate("window.__injected") is None
+    assert page.locator("a[href^='javascript']").count() == 0
+    assert_clean(page, console_errors)
+
+
+PAGES = [
+    pytest.param("/", id="home"),
+    pytest.param("/?q=ValueError%3A+No+available+memory+for+the+cache+blocks", id="results"),
+    pytest.param("/r/length-variance-hol-blocking", id="reference"),
+    pytest.param("/references", id="browse"),
+    pytest.param("/calculators", id="calculators"),
+    pytest.param("/calculators/static-batch-latency", id="calculator"),
+    pytest.param("/r/no-such-reference", id="not-found"),
+]
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_phone_width_has_no_horizontal_scroll(
+    open_page: Callable[..., Page], console_errors: list[str], path: str
+) -> None:
+    page = open_page(viewport=PHONE)
+    page.goto(path)
+    assert_fits(page)
+    assert page.evaluate("window.__cspViolations") == []
+    # The 404 page's own status is logged by Chromium as a failed resource load.
+    assert [error for error in console_errors if "404" not in error] == []
+
+
+def test_log_results_fit_a_phone(open_page: Callable[..., Page], console_errors: list[str]) -> None:
+    page = open_page(viewport=PHONE)
+    paste(page, training_log())
+    assert_fits(page)
+    assert_clean(page, console_errors)
+
+
+def assert_fits(page: Page) -> None:
+    """The page does not scroll sideways."""
+    widths = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert widths[0] <= widths[1], f"{page.url} scrolls sideways: {widths}"
+
+
+def shoot(page: Page, folder: Path, name: str, height: int | None = None) -> Path:
+    """A PNG of the viewport, or of the top `height` pixels of the whole page."""
+    path = folder / f"{name}.png"
+    if height is None:
+        page.screenshot(path=path)
+        return path
+    height = min(height, MAX_SCREENSHOT_HEIGHT, page.evaluate("document.body.scrollHeight"))
+    clip: FloatRect = {
+        "x": 0,
+        "y": 0,
+        "width": page.evaluate("window.innerWidth"),
+        "height": height,
+    }
+    page.screenshot(path=path, full_page=True, clip=clip)
+    return path
+
+
+def test_screenshots_of_the_main_pages(open_page: Callable[..., Page], tmp_path: Path) -> None:
+    folder = Path(os.environ.get(SCREENSHOTS_ENV) or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    page = open_page()
+    shots = []
+    page.goto("/")
+    shots.append(shoot(page, folder, "home"))
+    paste(page, WATCHDOG)
+    shots.append(shoot(page, folder, "results-message", height=1450))
+    paste(page, training_log())
+    shots.append(shoot(page, folder, "results-log", height=1000))
+    page.goto("/r/pipeline-stage-imbalance")
+    shots.append(shoot(page, folder, "reference"))
+    page.evaluate("document.getElementById('calculator').scrollIntoView()")
+    shots.append(shoot(page, folder, "reference-calculator"))
+    page.goto("/references")
+    shots.append(shoot(page, folder, "browse"))
+    page.goto("/calculators")
+    shots.append(shoot(page, folder, "calculators"))
+    page = open_page(viewport=PHONE, scale=2)
+    paste(page, WATCHDOG)
+    shots.append(shoot(page, folder, "phone-results"))
+    for shot in shots:
+        assert 0 < shot.stat().st_size <= MAX_SCREENSHOT_BYTES, shot
