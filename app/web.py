@@ -22,7 +22,9 @@ from app.config import Settings
 from app.deps import CatalogDep, LibraryDep
 from app.document import PHASES
 from app.errors import InvalidInput, NotFound
+from app.feedback import feedback_counts, record_feedback
 from app.gaps import remember_if_unanswered
+from app.guards import OptionalEditor, same_origin
 from app.library import Library
 from app.matcher import CONFIDENT_THRESHOLD, Match, RunContext, ScanResult
 from app.paste import CONTEXT_LABELS, EXAMPLES, Highlight, PasteForm, highlight
@@ -237,8 +239,12 @@ def browse(
 
 
 @router.get("/r/{reference_id}", response_class=HTMLResponse, name="reference_page")
-def reference_page(request: Request, reference_id: str, catalog: CatalogDep) -> Response:
-    """One reference; a former id (alias) redirects here permanently."""
+def reference_page(
+    request: Request, reference_id: str, library: LibraryDep, editor: OptionalEditor
+) -> Response:
+    """One reference; a former id (alias) redirects here permanently. Editors also see the
+    readers' feedback and the edit and history links."""
+    catalog = library.catalog
     current = resolve_alias(catalog, reference_id)
     if current is not None and current not in (reference_id,):
         target = request.app.url_path_for("reference_page", reference_id=current)
@@ -259,7 +265,28 @@ def reference_page(request: Request, reference_id: str, catalog: CatalogDep) -> 
         reference=reference,
         related=related_references(catalog, reference),
         panel=panel,
+        editor=editor,
+        feedback=feedback_counts(library.engine, reference.id) if editor else None,
+        thanks=request.query_params.get("feedback") == "thanks",
     )
+
+
+@router.post("/r/{reference_id}/feedback", name="reference_feedback")
+def reference_feedback(
+    request: Request,
+    reference_id: str,
+    library: LibraryDep,
+    _budget: RateLimited,
+    helpful: Annotated[Literal["yes", "no"], Form()],
+) -> Response:
+    """ "Did this help?" from a reader: counted, then back to the reference (204 for scripts)."""
+    same_origin(request)
+    reference = get_reference(library.catalog, reference_id)
+    record_feedback(library.engine, reference.id, helpful == "yes")
+    if request.headers.get("x-requested-with") == "fetch":
+        return Response(status_code=204)
+    target = page_path(request, "reference_page", {"feedback": "thanks"}, reference_id=reference.id)
+    return RedirectResponse(target, status_code=303)
 
 
 def panel_status(panel: CalculatorPanel | None) -> int:

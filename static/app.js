@@ -74,8 +74,30 @@ function enhancePasteForm() {
   }
 }
 
+// "Did this help?" answers are sent in place, so the results stay on screen.
+function sendFeedbackInPlace() {
+  for (const form of document.querySelectorAll("form.feedback")) {
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const body = new URLSearchParams({ helpful: event.submitter?.value ?? "yes" });
+      try {
+        const response = await fetch(form.action, {
+          method: "POST",
+          body,
+          headers: { "X-Requested-With": "fetch" },
+        });
+        form.textContent = response.ok ? "Thanks: your answer was counted." : "Could not send that; try again later.";
+      } catch {
+        form.textContent = "Could not send that; try again later.";
+      }
+      form.setAttribute("role", "status");
+    });
+  }
+}
+
 document.addEventListener("DOMContentLoaded", () => {
   addCopyButtons();
   rememberChecks();
   enhancePasteForm();
+  sendFeedbackInPlace();
 });
