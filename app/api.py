@@ -39,7 +39,7 @@ from app.schemas import (
     ScanRequest,
     ScanResponse,
 )
-from app.web import templates
+from app.templating import templates
 
 
 def require_json(request: Request) -> None:

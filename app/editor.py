@@ -32,7 +32,7 @@ from app.guards import SESSION_COOKIE, Editor, EditorDep, check_csrf, same_origi
 from app.library import Library
 from app.models import GapRow
 from app.problems import Problem
-from app.web import page
+from app.templating import page
 
 router = APIRouter(include_in_schema=False)
 TemplateText = Annotated[str, Form(max_length=512 * 1024)]

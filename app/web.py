@@ -2,16 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Annotated, Any, Literal
-from urllib.parse import urlencode
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
-from fastapi.templating import Jinja2Templates
-from jinja2 import pass_context
 
 from app.analysis import looks_like_a_log, match_message, scan_text
 from app.calculations import find_calculator
@@ -38,48 +33,14 @@ from app.queries import (
     resolve_alias,
 )
 from app.ratelimit import RateLimited
+from app.templating import page, page_path
 
-TEMPLATES_DIR = Path(__file__).parent / "templates"
 # Ranked cards for one message: more than a person reads before opening one.
 MATCH_LIMIT = 5
 # When a log has no hit, its last lines (where a job's fatal error usually is) are matched
 # as one message to name the closest references; the whole log would cost a second.
 LOG_TAIL_LINES = 400
 router = APIRouter(include_in_schema=False)
-
-
-def page_path(
-    request: Request, route: str, query: Mapping[str, str | None] | None = None, /, **params: Any
-) -> str:
-    """A root-relative link to `route`, with a query string of the non-empty `query` values."""
-    root_path: str = request.scope.get("root_path", "")
-    path = root_path + str(request.app.url_path_for(route, **params))
-    values = {key: value for key, value in (query or {}).items() if value}
-    return f"{path}?{urlencode(values)}" if values else path
-
-
-@pass_context
-def path_for(context: dict[str, Any], name: str, /, **params: Any) -> str:
-    """A root-relative link to route `name`: right behind any proxy, unlike absolute URLs."""
-    return page_path(context["request"], name, **params)
-
-
-@pass_context
-def path_with_query(
-    context: dict[str, Any], name: str, query: Mapping[str, str | None], /, **params: Any
-) -> str:
-    """`path_for` with a query string built from `query` (empty values left out)."""
-    return page_path(context["request"], name, query, **params)
-
-
-templates = Jinja2Templates(directory=TEMPLATES_DIR)
-templates.env.globals["url_for"] = path_for
-templates.env.globals["url_with_query"] = path_with_query
-
-
-def page(request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
-    """Render the template `name` with `context`."""
-    return templates.TemplateResponse(request, name, context, status_code=status)
 
 
 def error_page(request: Request, status: int, message: str) -> Response:
