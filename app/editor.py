@@ -35,7 +35,8 @@ from app.problems import Problem
 from app.templating import page
 
 router = APIRouter(include_in_schema=False)
-TemplateText = Annotated[str, Form(max_length=512 * 1024)]
+# No length cap here: the body limit bounds the form, and a file over MAX_FILE_BYTES gets 413.
+TemplateText = Annotated[str, Form()]
 NEW_TEMPLATE_ID = "new-reference"
 
 

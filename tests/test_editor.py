@@ -256,3 +256,15 @@ def test_read_only_mirror_refuses_editing(settings: object, tmp_path: Path) -> N
         response = mirror.get("/r/stuck-rank/edit")
     assert response.status_code == 403
     assert "read-only" in response.text
+
+
+def test_a_file_over_256_kb_is_413_and_kept_in_the_form(client: TestClient) -> None:
+    sign_in(client)
+    text, fields = edit_page(client)
+    before = revision_count(client)
+    huge = text + "\n" + "x" * 600_000
+    response = client.post("/r/stuck-rank/edit", data={**fields, "text": huge, "action": "save"})
+    assert response.status_code == 413
+    assert "262144 limit" in response.text
+    assert revision_count(client) == before
+    assert (library_of(client).settings.references_dir / "stuck-rank.md").read_text() == text
