@@ -23,9 +23,7 @@ def run_migrations() -> None:
 
 def _run(connection: object) -> None:
     # SQLite cannot ALTER most things in place; batch mode copies the table instead.
-    context.configure(
-        connection=connection, target_metadata=TARGET_METADATA, render_as_batch=True
-    )
+    context.configure(connection=connection, target_metadata=TARGET_METADATA, render_as_batch=True)
     with context.begin_transaction():
         context.run_migrations()
 

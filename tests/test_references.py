@@ -301,9 +301,13 @@ def test_symlink_out_of_the_folder_is_refused(tmp_path: Path) -> None:
 
 
 def test_source_title_with_parentheses_keeps_what_it_supports() -> None:
-    data = (FIXTURES / "good" / "stuck-rank.md").read_bytes().replace(
-        b"[py-spy](https://github.com/benfred/py-spy)",
-        b"[py-spy (the [sampling] profiler)](https://github.com/benfred/py-spy)",
+    data = (
+        (FIXTURES / "good" / "stuck-rank.md")
+        .read_bytes()
+        .replace(
+            b"[py-spy](https://github.com/benfred/py-spy)",
+            b"[py-spy (the [sampling] profiler)](https://github.com/benfred/py-spy)",
+        )
     )
     reference, problems = parse_reference("good/stuck-rank.md", data)
     assert problems == []
