@@ -11,6 +11,7 @@ from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
 from app.analysis import match_message, scan_text
+from app.bodies import SafeBodyRoute
 from app.calculations import calculate, find_calculator
 from app.calculators import CALCULATORS, Calculator
 from app.deps import CatalogDep, LibraryDep, SettingsDep
@@ -49,8 +50,10 @@ def require_json(request: Request) -> None:
         raise UnsupportedMediaType("send the body as application/json")
 
 
-router = APIRouter(prefix="/api/v1", tags=["references"])
-json_router = APIRouter(prefix="/api/v1", dependencies=[Depends(require_json)])
+router = APIRouter(prefix="/api/v1", tags=["references"], route_class=SafeBodyRoute)
+json_router = APIRouter(
+    prefix="/api/v1", dependencies=[Depends(require_json)], route_class=SafeBodyRoute
+)
 
 
 def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.errors import API_PREFIX, error_body
@@ -39,14 +40,22 @@ class BodyLimit:
         else:
             body = f"<!doctype html><title>413</title><p>{self._message()}</p>".encode()
             content_type = b"text/html; charset=utf-8"
-        headers = [(b"content-type", content_type), (b"content-length", str(len(body)).encode())]
+        headers = [
+            (b"content-type", content_type),
+            (b"content-length", str(len(body)).encode()),
+            # The rest of the body is never read: closing stops the client sending it
+            # (kept alive, the server would read and discard every remaining byte).
+            (b"connection", b"close"),
+        ]
         await send({"type": "http.response.start", "status": 413, "headers": headers})
         await send({"type": "http.response.body", "body": body})
 
 
 class _Guarded:
     """One request whose streamed body is counted; past the limit the client gets 413 at
-    once, the app sees a disconnect, and whatever the app still sends is dropped."""
+    once, the app sees a disconnect, and whatever the app still sends is dropped. An answer
+    sent before the body was read to its end (401, 415, a GET ignoring a body) closes the
+    connection, or the server would read and discard the rest, however large."""
 
     def __init__(self, limit: BodyLimit, scope: Scope, receive: Receive, send: Send) -> None:
         self.limit = limit
@@ -55,9 +64,15 @@ class _Guarded:
         self.send = send
         self.seen = 0
         self.refused = False
+        self.body_read = not _has_body(scope)
 
     async def run(self) -> None:
-        await self.limit.app(self.scope, self.counted_receive, self.guarded_send)
+        try:
+            await self.limit.app(self.scope, self.counted_receive, self.guarded_send)
+        except ClientDisconnect:
+            if not self.refused:
+                raise
+            # The app read a body this middleware cut off; the client has its 413 already.
 
     async def counted_receive(self) -> Message:
         if self.refused:
@@ -69,11 +84,23 @@ class _Guarded:
                 self.refused = True
                 await self.limit.refuse(self.scope, self.send)
                 return {"type": "http.disconnect"}
+            self.body_read = not message.get("more_body", False)
         return message
 
     async def guarded_send(self, message: Message) -> None:
-        if not self.refused:
-            await self.send(message)
+        if self.refused:
+            return
+        if message["type"] == "http.response.start" and not self.body_read:
+            headers = [(n, v) for n, v in message.get("headers", []) if n != b"connection"]
+            message["headers"] = [*headers, (b"connection", b"close")]
+        await self.send(message)
+
+
+def _has_body(scope: Scope) -> bool:
+    for name, value in scope["headers"]:
+        if name == b"transfer-encoding" or (name == b"content-length" and value != b"0"):
+            return True
+    return False
 
 
 def _content_length(scope: Scope) -> int | None:

@@ -10,7 +10,8 @@ Order of a save, and what a crash at each point leaves:
 5. rename the temporary file over the target and fsync the folder (atomic: the file is
    old or new, never torn), record the revision and the index row, commit;
    a crash between rename and commit leaves the new file, which the next load records
-   as a revision authored "files": nothing acknowledged is lost, nothing is torn.
+   as a revision authored "files": nothing acknowledged is lost, nothing is torn; an
+   error there (rather than a crash) puts the old file back before the error answer.
 Only after the commit does the caller get its 2xx.
 """
 
@@ -19,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import difflib
 import errno
+import logging
 import os
 import secrets
 from dataclasses import dataclass
@@ -48,6 +50,8 @@ from app.loader import (
 from app.models import DraftRow, RevisionRow
 from app.problems import Problem
 from app.references import content_hash, is_slug, parse_reference
+
+logger = logging.getLogger(__name__)
 
 
 class InvalidReference(InvalidInput):
@@ -146,10 +150,17 @@ def save_reference(
         temporary = _write_temporary(path, data)
         try:
             _check_base(path, base_hash, creating)
+            previous = path.read_bytes() if path.is_file() else None
             _replace(temporary, path)
-            revision = record_revision(session, reference_id, data, author=author, message=message)
-            store_reference(session, reference)
-            session.commit()
+            try:
+                revision = record_revision(
+                    session, reference_id, data, author=author, message=message
+                )
+                store_reference(session, reference)
+                session.commit()
+            except Exception:
+                _put_back(path, previous)  # no 2xx, so the file must not have changed
+                raise
             session.refresh(revision)
         finally:
             with contextlib.suppress(FileNotFoundError):
@@ -157,6 +168,18 @@ def save_reference(
     library.refresh()
     assert revision.id is not None
     return Saved(reference, revision.id, reference.content_hash)
+
+
+def _put_back(path: Path, previous: bytes | None) -> None:
+    """Undo the rename of a save whose database step failed: the old file, or none."""
+    try:
+        if previous is None:
+            path.unlink(missing_ok=True)
+        else:
+            _replace(_write_temporary(path, previous), path)
+    except (OSError, FailrefError):
+        # The next load records whatever file is there; nothing acknowledged is lost.
+        logger.exception("could not put %s back after a failed save", path.name)
 
 
 def _check_base(path: Path, base_hash: str | None, creating: bool) -> None:

@@ -10,6 +10,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from sqlmodel import Session
 
 from app.auth import AuthError, editor_for_token, end_session, start_session
+from app.bodies import SafeBodyRoute
 from app.collisions import judge_lines, message_problems, read_labelled, with_edit
 from app.db import writing
 from app.deps import LibraryDep
@@ -34,7 +35,7 @@ from app.models import GapRow
 from app.problems import Problem
 from app.templating import page
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter(include_in_schema=False, route_class=SafeBodyRoute)
 # No length cap here: the body limit bounds the form, and a file over MAX_FILE_BYTES gets 413.
 TemplateText = Annotated[str, Form()]
 NEW_TEMPLATE_ID = "new-reference"

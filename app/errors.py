@@ -32,6 +32,9 @@ HTTP_CODES = {
     503: "unavailable",
     507: "insufficient_storage",
 }
+# Starlette's form parser answers 400 to a form over its field count or a field over its
+# size: the form is too large, not malformed, so it gets the 413 of a body over the limit.
+FORM_LIMIT_MESSAGES = ("Too many fields", "Too many files", "Field exceeded", "Part exceeded")
 
 
 class ErrorDetail(BaseModel):
@@ -172,7 +175,10 @@ def install_error_handlers(app: FastAPI, render_page: Any) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, error: StarletteHTTPException) -> Response:
-        response = respond(request, error.status_code, str(error.detail))
+        status, message = error.status_code, str(error.detail)
+        if status == 400 and message.startswith(FORM_LIMIT_MESSAGES):
+            status = 413
+        response = respond(request, status, message)
         for name, value in (error.headers or {}).items():
             response.headers[name] = value
         return response

@@ -7,6 +7,7 @@ count; no IP, user or session is ever attached to a row.
 from __future__ import annotations
 
 import datetime as dt
+import unicodedata
 
 from sqlalchemy import Engine
 from sqlmodel import Session, col, delete, select
@@ -18,6 +19,19 @@ from app.normalize import normalize_line
 from app.redact import redact
 
 MAX_STORED_CHARS = 2000  # a template longer than this is cut; the column holds no more
+# Control and format characters (ANSI escapes, bidi overrides, zero-width marks) are stored as
+# visible escapes: on the admin page they could otherwise hide or reorder what was pasted.
+INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp"})
+
+
+def visible(text: str) -> str:
+    """`text` with every control or format character written as a `\\uXXXX` escape."""
+    return "".join(
+        f"\\u{ord(char):04x}"
+        if unicodedata.category(char) in INVISIBLE_CATEGORIES and char != "\t"
+        else char
+        for char in text
+    )
 
 
 def gap_template(text: str) -> tuple[str, str] | None:
@@ -25,8 +39,9 @@ def gap_template(text: str) -> tuple[str, str] | None:
     first = next((line for line in text.splitlines() if line.strip()), "")
     if not first:
         return None
-    example = redact(first)[:MAX_STORED_CHARS]
-    template = normalize_line(example)[:MAX_STORED_CHARS]
+    redacted = redact(first)
+    example = visible(redacted)[:MAX_STORED_CHARS]
+    template = visible(normalize_line(redacted))[:MAX_STORED_CHARS]
     return (template, example) if template.strip() else None
 
 

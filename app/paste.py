@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 
 from app.errors import InvalidInput
 from app.matcher import Match, RunContext
+from app.redact import SECRET, redact
 
 # A shareable `/?q=` URL stays short enough for chat messages and server logs.
 SHARE_MAX_CHARS = 500
@@ -110,9 +111,12 @@ class PasteForm:
         return replace(self, **filled), frozenset(filled)
 
     def share_query(self) -> dict[str, str] | None:
-        """The `/?q=` parameters of a short single line, or None when the text is too long."""
+        """The `/?q=` parameters of a short single line; None when too long or holding a secret."""
         text = self.log.strip()
         if not text or len(text) > SHARE_MAX_CHARS or "\n" in text:
+            return None
+        # A link puts its text in URLs (history, proxies, chat): never one holding a secret.
+        if redact(text).count(SECRET) > text.count(SECRET):
             return None
         return {"q": text, **self.context_values()}
 

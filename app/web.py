@@ -9,6 +9,7 @@ from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.analysis import looks_like_a_log, match_message, scan_text
+from app.bodies import SafeBodyRoute
 from app.calculations import find_calculator
 from app.calculator_panel import CalculatorPanel, build_panel, preset_inputs
 from app.calculators import CALCULATORS
@@ -40,7 +41,7 @@ MATCH_LIMIT = 5
 # When a log has no hit, its last lines (where a job's fatal error usually is) are matched
 # as one message to name the closest references; the whole log would cost a second.
 LOG_TAIL_LINES = 400
-router = APIRouter(include_in_schema=False)
+router = APIRouter(include_in_schema=False, route_class=SafeBodyRoute)
 
 
 def error_page(request: Request, status: int, message: str) -> Response:
