@@ -46,6 +46,11 @@ class Settings(BaseSettings):
         default=True,
         description="Keep queries that found no confident match (redacted) for /admin/gaps.",
     )
+    reload_interval_s: float = Field(
+        default=2.0,
+        ge=0,
+        description="Seconds between checks for changed files and other workers' saves; 0: off.",
+    )
     rate_limit_per_minute: int = Field(
         default=240,
         ge=1,

@@ -43,6 +43,7 @@ from app.library import Library
 from app.loader import (
     MAX_FILE_BYTES,
     TEMP_MARKER,
+    bump_index_version,
     display_path,
     record_revision,
     store_reference,
@@ -157,6 +158,7 @@ def save_reference(
                     session, reference_id, data, author=author, message=message
                 )
                 store_reference(session, reference)
+                bump_index_version(session)
                 session.commit()
             except Exception:
                 _put_back(path, previous)  # no 2xx, so the file must not have changed

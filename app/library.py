@@ -15,7 +15,13 @@ from app.catalog import Catalog, load_catalog
 from app.config import Settings
 from app.db import make_engine, upgrade_database, writing
 from app.gaps import prune_gaps
-from app.loader import SyncReport, remove_leftover_temporaries, sync_folder
+from app.loader import (
+    SyncReport,
+    folder_signature,
+    index_version,
+    remove_leftover_temporaries,
+    sync_folder,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -28,6 +34,8 @@ class Library:
         self.engine = engine
         self._reload_lock = threading.Lock()
         self._catalog: Catalog | None = None
+        self._version = -1
+        self._signature: tuple[tuple[str, int, int], ...] = ()
 
     @property
     def catalog(self) -> Catalog:
@@ -42,8 +50,10 @@ class Library:
     def reload(self) -> SyncReport:
         """Sync the references folder into the database, then swap in a new catalog."""
         with self._reload_lock, writing(self.engine) as session:
+            self._signature = folder_signature(self.settings.references_dir)
             report = sync_folder(session, self.settings.references_dir)
             self._catalog = load_catalog(session, tuple(report.problems))
+            self._version = index_version(session)
         settle_heap()
         logger.info(
             "references loaded: %d added, %d updated, %d removed, %d unchanged, %d problems",
@@ -59,8 +69,23 @@ class Library:
         """Swap in a catalog rebuilt from the database, after a save stored its row."""
         with self._reload_lock, Session(self.engine) as session:
             previous = self._catalog.problems if self._catalog else ()
+            self._version = index_version(session)
             self._catalog = load_catalog(session, previous)
         settle_heap()
+
+    def poll(self) -> str | None:
+        """Catch up with changes made elsewhere: reload when the folder changed (a `git pull`,
+        an edit in place), refresh when another process changed the index. Returns what it
+        did, or None when nothing had changed."""
+        if folder_signature(self.settings.references_dir) != self._signature:
+            self.reload()
+            return "reloaded"
+        with Session(self.engine) as session:
+            changed = index_version(session) != self._version
+        if changed:
+            self.refresh()
+            return "refreshed"
+        return None
 
     def database_answers(self) -> bool:
         """True when a trivial query succeeds."""

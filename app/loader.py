@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -10,7 +11,7 @@ from pathlib import Path
 from sqlmodel import Session, col, delete, select
 
 from app.document import Reference
-from app.models import AliasRow, ReferenceRow, RevisionRow, utc_now
+from app.models import AliasRow, IndexStateRow, ReferenceRow, RevisionRow, utc_now
 from app.problems import Problem
 from app.references import content_hash, parse_reference
 
@@ -146,6 +147,8 @@ def sync_folder(session: Session, folder: Path) -> SyncReport:
     removed = [reference_id for reference_id in rows if reference_id not in present]
     _remove(session, removed)
     _replace_aliases(session, contents.references, keep=broken)
+    if added or updated or removed:
+        bump_index_version(session)
     session.commit()
     for problem in contents.problems:
         logger.warning("%s", problem)
@@ -222,6 +225,30 @@ def _replace_aliases(session: Session, references: Sequence[Reference], keep: se
         for alias in reference.aliases:
             if alias not in kept:
                 session.add(AliasRow(alias=alias, reference_id=reference.id))
+
+
+def index_version(session: Session) -> int:
+    """How many times the index has changed, as every worker process can read it."""
+    state = session.get(IndexStateRow, 1)
+    return state.version if state else 0
+
+
+def bump_index_version(session: Session) -> None:
+    """Count one more change to the index; the caller commits."""
+    state = session.get(IndexStateRow, 1) or IndexStateRow(id=1, version=0)
+    state.version += 1
+    session.add(state)
+
+
+def folder_signature(folder: Path) -> tuple[tuple[str, int, int], ...]:
+    """Names, sizes and modification times of the reference files: cheap to take, and
+    different after any edit, `git pull`, addition or deletion."""
+    signature = []
+    for path in reference_files(folder):
+        with contextlib.suppress(FileNotFoundError):
+            stat = path.stat()
+            signature.append((path.name, stat.st_size, stat.st_mtime_ns))
+    return tuple(signature)
 
 
 def remove_leftover_temporaries(folder: Path) -> list[Path]:

@@ -20,6 +20,7 @@ from app.library import open_library
 from app.mcp_server import MCP_PATH, StreamableHTTPEndpoint, app_library, build_mcp_server
 from app.ratelimit import RateLimiter
 from app.security import SecurityHeaders
+from app.watcher import Watcher
 
 logger = logging.getLogger(__name__)
 
@@ -38,10 +39,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         library = await run_in_threadpool(open_library, settings)
         app.state.library = library
+        watcher = Watcher(library, settings.reload_interval_s)
+        if settings.reload_interval_s > 0:
+            watcher.start()
         try:
             async with mcp_endpoint.running():
                 yield
         finally:
+            if settings.reload_interval_s > 0:
+                watcher.stop()
             library.close()
 
     app = FastAPI(

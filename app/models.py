@@ -107,3 +107,13 @@ class DraftRow(SQLModel, table=True):
     reference_id: str = Field(index=True, max_length=80)
     text: str
     created_at: dt.datetime = Field(default_factory=utc_now)
+
+
+class IndexStateRow(SQLModel, table=True):
+    """One row counting changes to the index, so every worker process notices a save or a
+    reload made by another one and swaps in a fresh catalog."""
+
+    __tablename__ = "index_state"
+
+    id: int = Field(default=1, primary_key=True)
+    version: int = 0

@@ -29,6 +29,8 @@ def settings(tmp_path: Path, references_dir: Path) -> Settings:
     return Settings(
         database_url=f"sqlite:///{tmp_path / 'db' / 'failref.db'}",
         references_dir=references_dir,
+        # Tests change files on purpose; the watcher is tested on its own (test_watcher.py).
+        reload_interval_s=0,
     )
 
 
