@@ -61,12 +61,17 @@ class RateLimiter:
             self._buckets.clear()
 
 
-async def within_budget(request: Request) -> None:
-    """Dependency: 429 when this client has used up its budget."""
+def spend_budget(request: Request) -> None:
+    """Take one request from this client's budget; 429 when it is used up."""
     limiter: RateLimiter = request.app.state.rate_limiter
     client = request.client.host if request.client else "unknown"
     if not limiter.allow(client):
         raise TooManyRequests("too many requests from this client; wait a minute and retry")
+
+
+async def within_budget(request: Request) -> None:
+    """Dependency form of `spend_budget`, for routes that always do real work."""
+    spend_budget(request)
 
 
 RateLimited = Annotated[None, Depends(within_budget)]

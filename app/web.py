@@ -33,7 +33,7 @@ from app.queries import (
     related_references,
     resolve_alias,
 )
-from app.ratelimit import RateLimited
+from app.ratelimit import RateLimited, spend_budget
 from app.templating import page, page_path
 
 # Ranked cards for one message: more than a person reads before opening one.
@@ -155,6 +155,7 @@ def home(
     )
     if not q.strip():
         return paste_page(request, library.catalog, form)
+    spend_budget(request)  # a shared link runs a match and may store a gap, like a paste
     return answer_paste(request, library, form)
 
 

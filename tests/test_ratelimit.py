@@ -27,3 +27,11 @@ def test_a_flood_of_matches_gets_429_and_stores_nothing_more(settings: Settings)
         assert 429 in statuses
         body = client.post("/api/v1/match", json={"log": "more junk"}).json()
     assert body["error"]["code"] == "too_many_requests"
+
+
+def test_shared_query_links_spend_the_same_budget(settings: Settings) -> None:
+    limited = settings.model_copy(update={"rate_limit_per_minute": 8})
+    with TestClient(create_app(limited)) as client:
+        statuses = [client.get("/", params={"q": f"junk {i}"}).status_code for i in range(6)]
+        assert 429 in statuses
+        assert client.get("/").status_code == 200
