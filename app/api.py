@@ -14,7 +14,7 @@ from app.analysis import match_message, scan_text
 from app.bodies import SafeBodyRoute
 from app.calculations import calculate, find_calculator
 from app.calculators import CALCULATORS, Calculator
-from app.deps import CatalogDep, LibraryDep, SettingsDep
+from app.deps import CatalogDep, LibraryDep, SettingsDep, catalog_of
 from app.editing import StaleBase, keep_draft, save_reference, unified_diff
 from app.errors import (
     ErrorBody,
@@ -24,6 +24,7 @@ from app.errors import (
     Unavailable,
     UnsupportedMediaType,
 )
+from app.fast_reads import entity_tag, reference_response
 from app.gaps import remember_if_unanswered
 from app.guards import EditorDep
 from app.queries import ReferenceFilter, get_reference, list_references
@@ -106,20 +107,15 @@ def api_list_references(
     responses=NOT_FOUND,
     summary="Get one reference",
 )
-async def api_get_reference(request: Request, reference_id: str, catalog: CatalogDep) -> Response:
+async def api_get_reference(request: Request, reference_id: str) -> Response:
     """The whole structured reference: messages, context, causes, evidence checks, sources.
     The `ETag` names the file's version; send it as `If-Match` with a `PUT`."""
+    # Known ids are usually answered before routing by fast_reads.ReferenceReads, the same way.
+    catalog = catalog_of(request)
     reference = get_reference(catalog, reference_id)
-    etag = entity_tag(reference.content_hash)
-    if request.headers.get("if-none-match") == etag:
-        return Response(status_code=304, headers={"ETag": etag})
-    body = catalog.documents[reference.id]
-    return Response(body, media_type="application/json", headers={"ETag": etag})
-
-
-def entity_tag(content_hash: str) -> str:
-    """The ETag of a file version: its SHA-256, quoted."""
-    return f'"{content_hash}"'
+    reply = reference_response(catalog, reference, request.headers.get("if-none-match"))
+    headers = {name.decode(): value.decode() for name, value in reply.headers}
+    return Response(reply.body, status_code=reply.status, headers=headers)
 
 
 health_router = APIRouter(tags=["health"])

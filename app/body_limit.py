@@ -27,6 +27,9 @@ class BodyLimit:
         if declared is not None and declared > self.max_body_bytes:
             await self.refuse(scope, send)
             return
+        if declared == 0 or (declared is None and not _chunked(scope)):
+            await self.app(scope, receive, send)  # no body to count (most GETs)
+            return
         await _Guarded(self, scope, receive, send).run()
 
     def _message(self) -> str:
@@ -101,6 +104,13 @@ def _has_body(scope: Scope) -> bool:
         if name == b"transfer-encoding" or (name == b"content-length" and value != b"0"):
             return True
     return False
+
+
+def _chunked(scope: Scope) -> bool:
+    return any(
+        name == b"transfer-encoding" and b"chunked" in value.lower()
+        for name, value in scope["headers"]
+    )
 
 
 def _content_length(scope: Scope) -> int | None:

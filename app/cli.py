@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import TextIO
 
 import click
-import uvicorn
 
 from app.analysis import MAX_LIMIT, match_message, scan_text
 from app.auth import AuthError, add_editor, remove_editor
@@ -23,12 +22,12 @@ from app.errors import FailrefError, NotFound
 from app.gaps import prune_gaps
 from app.library import open_library
 from app.loader import read_folder
-from app.logs import logging_config
 from app.matcher import RunContext
 from app.mcp_server import build_mcp_server
 from app.queries import get_reference
 from app.render import reference_path
 from app.schemas import MatchResponse, ScanResponse
+from app.serving import serve as run_server
 
 NOT_A_DIAGNOSIS = (
     "A matching message does not confirm a cause: open the reference and run its evidence checks."
@@ -50,19 +49,20 @@ def cli(verbose: bool) -> None:
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", default=8000, show_default=True, type=int, help="Port to listen on.")
 @click.option("--reload", is_flag=True, help="Restart when the code changes (development).")
-@click.option("--workers", default=1, show_default=True, type=int, help="Worker processes.")
-def serve(host: str, port: int, reload: bool, workers: int) -> None:
-    """Run the web app and the JSON API."""
-    uvicorn.run(
-        "app.main:create_app",
-        factory=True,
-        host=host,
-        port=port,
-        reload=reload,
-        workers=None if reload else workers,
-        proxy_headers=True,
-        log_config=logging_config(),
-    )
+@click.option(
+    "--workers",
+    default=1,
+    show_default=True,
+    type=click.IntRange(1, 64),
+    help="Worker processes, each on its own SO_REUSEPORT socket.",
+)
+@click.option("--access-log/--no-access-log", default=True, help="Log every request.")
+def serve(host: str, port: int, reload: bool, workers: int, access_log: bool) -> None:
+    """Run the web app, the JSON API and the MCP endpoint."""
+    if workers > 1:
+        # Migrate and load once, before the workers race to do it.
+        open_library(Settings()).close()
+    run_server(host, port, workers, reload, access_log=access_log)
 
 
 @cli.command()

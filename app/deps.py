@@ -20,10 +20,15 @@ async def get_library(request: Request) -> Library:
     return library
 
 
-async def get_catalog(request: Request) -> Catalog:
+def catalog_of(request: Request) -> Catalog:
     """The current catalog snapshot; one request sees one snapshot throughout."""
     library: Library = request.app.state.library
     return library.catalog
+
+
+async def get_catalog(request: Request) -> Catalog:
+    """Dependency form of `catalog_of`."""
+    return catalog_of(request)
 
 
 async def get_settings(request: Request) -> Settings:

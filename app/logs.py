@@ -9,7 +9,8 @@ import logging
 from typing import Any
 
 # Attributes every LogRecord has; anything else was passed in `extra=` and is kept.
-_STANDARD = frozenset(vars(logging.makeLogRecord({}))) | {"message", "asctime"}
+# uvicorn adds `color_message`, the same text with ANSI colours: not for a log file.
+_STANDARD = frozenset(vars(logging.makeLogRecord({}))) | {"message", "asctime", "color_message"}
 
 
 class JsonFormatter(logging.Formatter):

@@ -16,6 +16,7 @@ from app import api, editor, web
 from app.body_limit import BodyLimit
 from app.config import Settings
 from app.errors import install_error_handlers
+from app.fast_reads import ReferenceReads
 from app.library import open_library
 from app.mcp_server import MCP_PATH, StreamableHTTPEndpoint, app_library, build_mcp_server
 from app.ratelimit import RateLimiter
@@ -73,6 +74,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(web.router)
     app.include_router(editor.router)
     install_error_handlers(app, web.error_page)
+    app.add_middleware(ReferenceReads)  # innermost of ours: CORS and headers still apply
     if settings.cors_origins:
         app.add_middleware(
             CORSMiddleware,

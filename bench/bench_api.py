@@ -3,7 +3,7 @@
     .venv/bin/python bench/bench_api.py [--seconds 8] [--connections 32]
 
 Starts, one after the other, a bare ASGI app that returns a constant JSON body and
-failref with one and with two uvicorn workers (on a temporary SQLite database with the
+failref (`failref serve --workers 1`, then 2) (on a temporary SQLite database with the
 shipped references), then drives each with `wrk` (Debian package `wrk`) and prints
 requests per second and p50/p99 latency for `GET /api/v1/references/{id}` and
 `POST /api/v1/match`, and the ratios issue #7 asks for:
@@ -26,6 +26,7 @@ import time
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE_ID = "allreduce-slow-link"
@@ -61,10 +62,24 @@ def wait_until_up(url: str, deadline_s: float = 60) -> None:
     raise RuntimeError(f"{url} did not come up in {deadline_s} s")
 
 
-def start(app: list[str], port: int, workers: int, env: dict[str, str]) -> subprocess.Popen[bytes]:
-    command = [sys.executable, "-m", "uvicorn", *app, "--host", LOOPBACK, "--port", str(port)]
-    command += ["--workers", str(workers), "--log-level", "warning", "--no-access-log"]
-    return subprocess.Popen(command, cwd=ROOT, env=env)
+def start_bare(port: int, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    command = [sys.executable, "-m", "uvicorn", "bench.bare_app:app", "--host", LOOPBACK]
+    command += ["--port", str(port), "--log-level", "warning", "--no-access-log"]
+    return subprocess.Popen(command, cwd=ROOT, env=env, stderr=server_log(env))
+
+
+def server_log(env: dict[str, str]) -> TextIO:
+    """Servers log to a file beside the database, so their lines do not hide the figures."""
+    folder = Path(env["FAILREF_DATABASE_URL"].removeprefix("sqlite:///")).parent
+    return (folder / "servers.log").open("a")
+
+
+def start_failref(port: int, workers: int, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    """`failref serve` as it is deployed, without the access log (the bare app has none)."""
+    failref = str(Path(sys.executable).parent / "failref")
+    command = [failref, "serve", "--host", LOOPBACK, "--port", str(port)]
+    command += ["--workers", str(workers), "--no-access-log"]
+    return subprocess.Popen(command, cwd=ROOT, env=env, stderr=server_log(env))
 
 
 def stop(process: subprocess.Popen[bytes]) -> None:
@@ -107,7 +122,7 @@ def measure_failref(
     workers: int, env: dict[str, str], args: argparse.Namespace, lua: Path
 ) -> dict[str, Figures]:
     port = free_port()
-    process = start(["app.main:create_app", "--factory"], port, workers, env)
+    process = start_failref(port, workers, env)
     base = f"http://{LOOPBACK}:{port}"
     try:
         wait_until_up(f"{base}/readyz")
@@ -121,7 +136,7 @@ def measure_failref(
 
 def measure_bare(env: dict[str, str], args: argparse.Namespace) -> Figures:
     port = free_port()
-    process = start(["bench.bare_app:app"], port, 1, env)
+    process = start_bare(port, env)
     try:
         wait_until_up(f"http://{LOOPBACK}:{port}/")
         return wrk(f"http://{LOOPBACK}:{port}/", args.seconds, args.connections)
