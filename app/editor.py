@@ -126,7 +126,7 @@ def logout(
 
 
 def _editor_page(
-    request: Request, draft: Draft, editor: Any, status: int = 200, **extra: Any
+    request: Request, draft: Draft, editor: Editor, status: int = 200, **extra: Any
 ) -> HTMLResponse:
     context = {
         "draft": draft,
@@ -209,7 +209,7 @@ def _declared_id(text: str) -> str | None:
     return declared if isinstance(declared, str) else None
 
 
-def _save(request: Request, library: Library, editor: Any, draft: Draft) -> Response:
+def _save(request: Request, library: Library, editor: Editor, draft: Draft) -> Response:
     if draft.reference_id is None:
         problem = Problem("new reference", 2, "front matter", "give the reference an id")
         return _editor_page(request, draft, editor, status=422, problems=[problem])
@@ -226,31 +226,27 @@ def _save(request: Request, library: Library, editor: Any, draft: Draft) -> Resp
     except InvalidReference as error:
         return _editor_page(request, draft, editor, status=422, problems=error.found)
     except StaleBase as error:
-        return _conflict(request, editor, draft, error)
+        return _conflict(request, library, editor, draft, error)
     except FailrefError as error:
-        status = 409 if error.status == 409 else error.status
-        return _editor_page(request, draft, editor, status=status, failure=error.message)
+        return _editor_page(request, draft, editor, status=error.status, failure=error.message)
     target = request.app.url_path_for("reference_page", reference_id=draft.reference_id)
     return RedirectResponse(f"{target}?saved=1", status_code=303)
 
 
-def _conflict(request: Request, editor: Editor, draft: Draft, error: StaleBase) -> HTMLResponse:
-    keep_draft(library_of(request), editor.row.id or 0, draft.reference_id or "", draft.text)
+def _conflict(
+    request: Request, library: Library, editor: Editor, draft: Draft, error: StaleBase
+) -> HTMLResponse:
+    keep_draft(library, editor.row.id or 0, draft.reference_id or "", draft.text)
     current = error.current_text
     diff = unified_diff(current or "", draft.text, "on disk now", "your version")
-    refreshed = current_file(library_of(request).settings.references_dir, draft.reference_id or "")
+    refreshed = current_file(library.settings.references_dir, draft.reference_id or "")
     conflict = {"message": error.message, "current": current, "diff": diff}
     new_base = refreshed[1] if refreshed else ""
     kept = Draft(draft.reference_id, draft.text, new_base, draft.message, draft.creating)
     return _editor_page(request, kept, editor, status=409, conflict=conflict)
 
 
-def library_of(request: Request) -> Library:
-    library: Library = request.app.state.library
-    return library
-
-
-def _preview(request: Request, library: Library, editor: Any, draft: Draft) -> HTMLResponse:
+def _preview(request: Request, library: Library, editor: Editor, draft: Draft) -> HTMLResponse:
     if draft.reference_id is None:
         problem = Problem("new reference", 2, "front matter", "give the reference an id")
         return _editor_page(request, draft, editor, status=200, problems=[problem])
