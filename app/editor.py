@@ -33,6 +33,7 @@ from app.guards import SESSION_COOKIE, Editor, EditorDep, check_csrf, same_origi
 from app.library import Library
 from app.models import GapRow
 from app.problems import Problem
+from app.ratelimit import SignInLimited
 from app.templating import page
 
 router = APIRouter(include_in_schema=False, route_class=SafeBodyRoute)
@@ -76,6 +77,7 @@ def login_form(request: Request, next: str | None = None) -> HTMLResponse:
 def login(
     request: Request,
     library: LibraryDep,
+    _budget: SignInLimited,
     token: Annotated[str, Form(max_length=200)],
     next: Annotated[str, Form(max_length=2000)] = "/",
 ) -> Response:

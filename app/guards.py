@@ -17,6 +17,7 @@ from app.db import writing
 from app.deps import LibraryDep
 from app.errors import Forbidden, Unauthorized
 from app.models import EditorRow
+from app.ratelimit import spend_budget
 
 SESSION_COOKIE = "failref_session"
 # Browsers send these on cross-origin requests; a save never comes from another site.
@@ -51,17 +52,20 @@ def optional_editor(request: Request, library: LibraryDep) -> Editor | None:
     session_id = request.cookies.get(SESSION_COOKIE)
     if token and session_id:
         raise Forbidden("send either a session cookie or a Bearer token, not both")
-    with writing(library.engine) as session:  # an expired session is deleted on sight
-        try:
-            if token:
+    if token:
+        spend_budget(request, "sign-in")  # every check costs an scrypt hash
+        with Session(library.engine) as session:
+            try:
                 return Editor(editor_for_token(session, token), "token")
-            if session_id:
-                row, live = editor_for_session(session, session_id)
-                return Editor(row, "session", live.csrf_token, session_id)
-        except AuthError as error:
-            if token:
+            except AuthError as error:
                 raise Unauthorized(f"token refused: {error}") from None
-            return None
+    if session_id:
+        with writing(library.engine) as session:  # an expired session is deleted on sight
+            try:
+                row, live = editor_for_session(session, session_id)
+            except AuthError:
+                return None
+            return Editor(row, "session", live.csrf_token, session_id)
     return None
 
 

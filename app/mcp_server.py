@@ -221,6 +221,13 @@ class StreamableHTTPEndpoint:
         self.max_body_bytes = max_body_bytes
         self._manager: StreamableHTTPSessionManager | None = None
 
+    @staticmethod
+    def _within_budget(scope: Scope) -> bool:
+        """Tool calls spend the client's request budget, like the JSON API's."""
+        limiter = getattr(scope["app"].state, "rate_limiter", None)
+        client = scope.get("client")
+        return limiter is None or limiter.allow(client[0] if client else "unknown")
+
     @asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
         """Run a fresh session manager (one runs only once) for as long as the app runs."""
@@ -241,6 +248,10 @@ class StreamableHTTPEndpoint:
                 self._manager = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope.get("method") == "POST" and not self._within_budget(scope):
+            response = PlainTextResponse("too many requests from this client", status_code=429)
+            await response(scope, receive, send)
+            return
         if self._manager is None:
             response = PlainTextResponse("the MCP server is not running", status_code=503)
             await response(scope, receive, send)

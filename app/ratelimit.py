@@ -61,11 +61,13 @@ class RateLimiter:
             self._buckets.clear()
 
 
-def spend_budget(request: Request) -> None:
-    """Take one request from this client's budget; 429 when it is used up."""
+def spend_budget(request: Request, purpose: str = "work") -> None:
+    """Take one request from this client's budget for `purpose` (work, sign-in); 429 when
+    it is used up. Purposes have separate budgets, so a flood of pastes cannot lock an
+    editor out of signing in."""
     limiter: RateLimiter = request.app.state.rate_limiter
     client = request.client.host if request.client else "unknown"
-    if not limiter.allow(client):
+    if not limiter.allow(f"{purpose}:{client}"):
         raise TooManyRequests("too many requests from this client; wait a minute and retry")
 
 
@@ -74,4 +76,10 @@ async def within_budget(request: Request) -> None:
     spend_budget(request)
 
 
+async def within_sign_in_budget(request: Request) -> None:
+    """Dependency: the budget for checking tokens (each check costs an scrypt hash)."""
+    spend_budget(request, "sign-in")
+
+
 RateLimited = Annotated[None, Depends(within_budget)]
+SignInLimited = Annotated[None, Depends(within_sign_in_budget)]

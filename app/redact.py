@@ -33,13 +33,16 @@ _NAMED = re.compile(
     r"private[_-]?key|credentials?)[\"']?\s*[:=]\s*[\"']?)(?P<value>[^\s\"',;&]+)",
     re.IGNORECASE,
 )
-# Values that are counts (`max_tokens=11240`) or code (`tokenizer.eos_token`), not secrets.
-_NOT_SECRET = re.compile(r"^(?:[\d.,]+|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|<\w+>)[)`\]]*$")
+# Values that are counts (`max_tokens=11240`) or code (`tokenizer.eos_token`), not secrets;
+# a password-like name gets no such benefit of the doubt.
+_NOT_SECRET = re.compile(r"^(?:[\d.,]+|[a-z_][a-z_]*(?:\.[a-z_][a-z_]*)+|<\w+>)[)`\]]*$")
+_ALWAYS_SECRET = re.compile(r"pass|pwd|secret|credential", re.IGNORECASE)
 
 
 def _named_secret(text: str) -> str:
     def replace(match: re.Match[str]) -> str:
-        if _NOT_SECRET.match(match.group("value")):
+        name, value = match.group("name"), match.group("value")
+        if _NOT_SECRET.match(value) and not _ALWAYS_SECRET.search(name):
             return match.group(0)
         return match.group("name") + SECRET
 

@@ -92,3 +92,16 @@ def test_at_most_1_percent_of_clean_log_lines_are_altered() -> None:
 def _has_address(line: str) -> bool:
     """Lines with an IP, host name or e-mail are meant to change; they are not clean."""
     return redact(line) != line and any(p in redact(line) for p in ("<ip>", "<host>", "<email>"))
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        pytest.param("DB_PASSWORD=Summer2024.Pass", id="dotted-password"),
+        pytest.param('PGPASSWORD="My.Secret"', id="quoted-dotted"),
+        pytest.param("api_key=prod.K3yValue", id="dotted-key"),
+        pytest.param("password=my.secret", id="lowercase-dotted-password"),
+    ],
+)
+def test_dotted_values_of_secret_names_are_still_secrets(line: str) -> None:
+    assert "<secret>" in redact(line)
