@@ -137,7 +137,7 @@ def sync_folder(session: Session, folder: Path) -> SyncReport:
         if row is not None and row.content_hash == reference.content_hash:
             unchanged += 1
             continue
-        store_reference(session, reference, row)
+        store_reference(session, reference, row, aliases=False)
         data = contents.sources[reference.id]
         record_revision(
             session, reference.id, data, author=FILES_AUTHOR, message="loaded from file"
@@ -146,13 +146,14 @@ def sync_folder(session: Session, folder: Path) -> SyncReport:
     present = {reference.id for reference in contents.references} | broken
     removed = [reference_id for reference_id in rows if reference_id not in present]
     _remove(session, removed)
-    _replace_aliases(session, contents.references, keep=broken)
+    alias_problems = _replace_aliases(session, contents.references, keep=broken)
     if added or updated or removed:
         bump_index_version(session)
     session.commit()
-    for problem in contents.problems:
+    problems = sorted([*contents.problems, *alias_problems])
+    for problem in problems:
         logger.warning("%s", problem)
-    return SyncReport(added, updated, removed, unchanged, contents.problems)
+    return SyncReport(added, updated, removed, unchanged, problems)
 
 
 def _ids_of_broken_files(problems: Iterable[Problem], folder: Path) -> set[str]:
@@ -166,9 +167,10 @@ def _ids_of_broken_files(problems: Iterable[Problem], folder: Path) -> set[str]:
 
 
 def store_reference(
-    session: Session, reference: Reference, row: ReferenceRow | None = None
+    session: Session, reference: Reference, row: ReferenceRow | None = None, *, aliases: bool = True
 ) -> None:
-    """Write `reference` into its index row (insert or update), with its aliases."""
+    """Write `reference` into its index row (insert or update), and its aliases unless a
+    whole-folder sync rewrites them all afterwards."""
     row = row or session.get(ReferenceRow, reference.id)
     fresh = ReferenceRow(
         id=reference.id,
@@ -182,6 +184,8 @@ def store_reference(
     if row is not None:
         row.sqlmodel_update(fresh.model_dump(exclude={"id"}))
     session.add(row or fresh)
+    if not aliases:
+        return
     session.exec(delete(AliasRow).where(col(AliasRow.reference_id) == reference.id))
     session.flush()
     session.add_all(AliasRow(alias=alias, reference_id=reference.id) for alias in reference.aliases)
@@ -217,14 +221,25 @@ def _remove(session: Session, removed: list[str]) -> None:
         session.exec(delete(ReferenceRow).where(col(ReferenceRow.id).in_(removed)))
 
 
-def _replace_aliases(session: Session, references: Sequence[Reference], keep: set[str]) -> None:
+def _replace_aliases(
+    session: Session, references: Sequence[Reference], keep: set[str]
+) -> list[Problem]:
+    """Rewrite every alias; one still held by a broken file's last good version (or equal
+    to a kept id) is reported and left out rather than failing the whole load."""
     session.exec(delete(AliasRow).where(col(AliasRow.reference_id).not_in(keep)))
     session.flush()
-    kept = {row.alias for row in session.exec(select(AliasRow))}
+    held = {row.alias: row.reference_id for row in session.exec(select(AliasRow))}
+    held.update({reference_id: reference_id for reference_id in keep})
+    problems = []
     for reference in references:
         for alias in reference.aliases:
-            if alias not in kept:
-                session.add(AliasRow(alias=alias, reference_id=reference.id))
+            holder = held.get(alias)
+            if holder is not None and holder != reference.id:
+                message = f"alias '{alias}' is still held by {holder}; not applied"
+                problems.append(Problem(reference.path, 1, "front matter", message, "warning"))
+                continue
+            session.add(AliasRow(alias=alias, reference_id=reference.id))
+    return problems
 
 
 def index_version(session: Session) -> int:

@@ -133,3 +133,28 @@ def test_missing_folder_is_a_problem_not_a_crash(engine: Engine, tmp_path: Path)
     with Session(engine) as session:
         report = sync_folder(session, tmp_path / "nowhere")
     assert [p.message for p in report.problems] == ["references folder does not exist"]
+
+
+def test_alias_still_held_by_a_broken_files_last_version_is_reported_not_fatal(
+    engine: Engine, references_dir: Path
+) -> None:
+    with Session(engine) as session:
+        sync_folder(session, references_dir)
+    broken = references_dir / "slow-collective.md"
+    broken.write_text(broken.read_text().replace("## Sources", "## Sauces"))
+    claimer = references_dir / "stuck-rank.md"
+    claimer.write_text(
+        claimer.read_text().replace(
+            "updated: 2026-10-01", "updated: 2026-10-01\naliases: [old-slow-collective]"
+        )
+    )
+    with Session(engine) as session:
+        report = sync_folder(session, references_dir)
+        catalog = load_catalog(session)
+    warnings = [str(p) for p in report.problems if p.severity == "warning"]
+    assert (
+        "references/stuck-rank.md:1: front matter: alias 'old-slow-collective' is still held by slow-collective; not applied"
+        in warnings
+    )
+    assert catalog.aliases == {"old-slow-collective": "slow-collective"}
+    assert set(catalog.references) == {"slow-collective", "stuck-rank"}
