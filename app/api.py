@@ -15,7 +15,14 @@ from app.bodies import SafeBodyRoute
 from app.calculations import calculate, find_calculator
 from app.calculators import CALCULATORS, Calculator
 from app.deps import CatalogDep, LibraryDep, SettingsDep, catalog_of
-from app.editing import StaleBase, keep_draft, save_reference, unified_diff
+from app.editing import (
+    StaleBase,
+    current_file,
+    discard_drafts,
+    keep_draft,
+    save_reference,
+    unified_diff,
+)
 from app.errors import (
     ErrorBody,
     InvalidInput,
@@ -27,6 +34,7 @@ from app.errors import (
 from app.fast_reads import entity_tag, reference_response
 from app.gaps import remember_if_unanswered
 from app.guards import EditorDep
+from app.library import Library
 from app.queries import ReferenceFilter, get_reference, list_references
 from app.ratelimit import RateLimited
 from app.schemas import (
@@ -41,7 +49,7 @@ from app.schemas import (
     ScanRequest,
     ScanResponse,
 )
-from app.templating import templates
+from app.templating import page_path, templates
 
 
 def require_json(request: Request) -> None:
@@ -79,8 +87,8 @@ NOT_FOUND = errors(404)
 
 
 def reference_url(request: Request, reference_id: str) -> str:
-    """Path of a reference's page."""
-    return str(request.app.url_path_for("reference_page", reference_id=reference_id))
+    """Path of a reference's page, behind any root path, as the pages link it."""
+    return page_path(request, "reference_page", reference_id=reference_id)
 
 
 @router.get("/references", response_model=ReferenceList, summary="List references")
@@ -292,7 +300,7 @@ async def api_put_reference(
         raise UnsupportedMediaType("send the file as text/markdown")
     text = _decode(await request.body())
     creating = request.headers.get("if-none-match", "").strip() == "*"
-    base = _base_from(request.headers.get("if-match"))
+    base = _base_from(request.headers.get("if-match"), library, reference_id)
     if base is None and not creating:
         raise PreconditionRequired("send If-Match with the ETag of the version you edited")
     message = request.headers.get("x-change-message", "")[:500] or "edited through the API"
@@ -312,6 +320,7 @@ async def api_put_reference(
         failed = PreconditionFailed(error.message, field="If-Match")
         failed.diff = unified_diff(error.current_text or "", text, "on disk now", "sent")
         raise failed from None
+    await run_in_threadpool(discard_drafts, library, editor.row.id or 0, reference_id)
     etag = entity_tag(saved.content_hash)
     body = Saved(
         id=reference_id,
@@ -334,8 +343,14 @@ def _decode(data: bytes) -> str:
         raise InvalidInput("the body is not valid UTF-8", field="body") from None
 
 
-def _base_from(if_match: str | None) -> str | None:
-    """The content hash an `If-Match` names (quoted, possibly weak); None when absent."""
+def _base_from(if_match: str | None, library: Library, reference_id: str) -> str | None:
+    """The content hash an `If-Match` names (quoted, possibly weak); `*` names whatever
+    version exists now (and fails with 412 when none does); None when absent."""
     if not if_match or not if_match.strip():
         return None
+    if if_match.strip() == "*":
+        found = current_file(library.settings.references_dir, reference_id)
+        if found is None:
+            raise PreconditionFailed("If-Match: * needs an existing file", field="If-Match")
+        return found[1]
     return if_match.strip().removeprefix("W/").strip('"')

@@ -8,7 +8,8 @@ codec, in C: a few copies of the body. Multipart bodies keep Starlette's parser.
 way one field may be as large as the body limit allows.
 
 JSON: `\\ud800` is valid JSON but no Unicode character; such a lone surrogate cannot be
-stored in SQLite nor encoded in a response, so it becomes U+FFFD, as invalid UTF-8 does.
+stored in SQLite nor encoded in a response, so it becomes U+FFFD. (Invalid UTF-8 bytes in
+a JSON body are refused with 400, as malformed JSON.)
 """
 
 from __future__ import annotations

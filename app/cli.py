@@ -295,12 +295,13 @@ def gaps() -> None:
 def gaps_prune() -> None:
     """Delete unanswered queries older than FAILREF_GAP_RETENTION_DAYS, from the file too."""
     settings = Settings()
-    library = open_library(settings)
+    engine = make_engine(settings)
+    upgrade_database(engine, settings)
     try:
-        with writing(library.engine) as session:
+        with writing(engine) as session:
             removed = prune_gaps(session, dt.timedelta(days=settings.gap_retention_days))
     finally:
-        library.close()
+        engine.dispose()
     click.echo(f"{removed} unanswered quer{'y' if removed == 1 else 'ies'} deleted.")
 
 

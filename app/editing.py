@@ -26,7 +26,8 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
-from sqlmodel import Session, col, select
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, col, delete, select
 
 from app.db import writing
 from app.document import Reference
@@ -160,6 +161,10 @@ def save_reference(
                 store_reference(session, reference)
                 bump_index_version(session)
                 session.commit()
+            except IntegrityError:
+                # Another save claimed the same id or alias between validation and the lock.
+                _put_back(path, previous)
+                raise Conflict("another reference took this id or alias meanwhile") from None
             except Exception:
                 _put_back(path, previous)  # no 2xx, so the file must not have changed
                 raise
@@ -269,3 +274,14 @@ def latest_draft(library: Library, editor_id: int, reference_id: str) -> DraftRo
             .order_by(col(DraftRow.id).desc())
         )
         return session.exec(query.limit(1)).first()
+
+
+def discard_drafts(library: Library, editor_id: int, reference_id: str) -> None:
+    """Forget an editor's kept text for a reference once they saved it."""
+    with writing(library.engine) as session:
+        session.exec(
+            delete(DraftRow).where(
+                col(DraftRow.editor_id) == editor_id, col(DraftRow.reference_id) == reference_id
+            )
+        )
+        session.commit()

@@ -18,6 +18,7 @@ from app.editing import (
     InvalidReference,
     StaleBase,
     current_file,
+    discard_drafts,
     keep_draft,
     latest_draft,
     reference_file,
@@ -34,7 +35,7 @@ from app.library import Library
 from app.models import GapRow
 from app.problems import Problem
 from app.ratelimit import SignInLimited
-from app.templating import page
+from app.templating import page, page_path
 
 router = APIRouter(include_in_schema=False, route_class=SafeBodyRoute)
 # No length cap here: the body limit bounds the form, and a file over MAX_FILE_BYTES gets 413.
@@ -231,8 +232,9 @@ def _save(request: Request, library: Library, editor: Editor, draft: Draft) -> R
         return _conflict(request, library, editor, draft, error)
     except FailrefError as error:
         return _editor_page(request, draft, editor, status=error.status, failure=error.message)
-    target = request.app.url_path_for("reference_page", reference_id=draft.reference_id)
-    return RedirectResponse(f"{target}?saved=1", status_code=303)
+    discard_drafts(library, editor.row.id or 0, draft.reference_id)
+    target = page_path(request, "reference_page", {"saved": "1"}, reference_id=draft.reference_id)
+    return RedirectResponse(target, status_code=303)
 
 
 def _conflict(
@@ -256,6 +258,8 @@ def _preview(request: Request, library: Library, editor: Editor, draft: Draft) -
         reference = validate_text(library, draft.reference_id, draft.text)
     except InvalidReference as error:
         return _editor_page(request, draft, editor, problems=error.found)
+    except FailrefError as error:  # a bad id, a file over the size limit: keep the text
+        return _editor_page(request, draft, editor, status=error.status, failure=error.message)
     references = with_edit(list(library.catalog.references.values()), reference)
     collisions = [p for p in message_problems(references) if p.path == reference.path]
     labelled = (
@@ -293,9 +297,12 @@ def new_reference_text(library: Library, gap_id: int | None) -> str:
         gap = session.get(GapRow, gap_id)
     if gap is None:
         return template
-    start = template.index("```text\n") + len("```text\n")
-    end = template.index("\n```", start)
-    return template[:start] + gap.template + template[end:]
+    opening = template.find("```text\n")
+    closing = template.find("\n```", opening + 1) if opening >= 0 else -1
+    if closing < 0:
+        return template
+    start = opening + len("```text\n")
+    return template[:start] + gap.template + template[closing:]
 
 
 # History -----------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 logger = logging.getLogger(__name__)
 
 API_PREFIX = "/api/"
+HEALTH_PATHS = frozenset({"/healthz", "/readyz"})
 HTTP_CODES = {
     400: "bad_request",
     401: "unauthorized",
@@ -119,8 +120,9 @@ class InsufficientStorage(FailrefError):
 
 
 def wants_json(request: Request) -> bool:
-    """API paths always answer JSON; pages answer HTML."""
-    return request.url.path.startswith(API_PREFIX)
+    """API and health paths always answer JSON; pages answer HTML."""
+    path = request.url.path
+    return path.startswith(API_PREFIX) or path in HEALTH_PATHS
 
 
 def error_body(

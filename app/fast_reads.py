@@ -41,7 +41,7 @@ def reference_response(
     """The reply for one reference: its JSON with its ETag, or 304 when the client has it."""
     body = catalog.documents[reference.id]
     etag = entity_tag(reference.content_hash).encode()
-    if if_none_match is not None and if_none_match.encode() == etag:
+    if if_none_match is not None and _names(if_none_match, etag.decode()):
         return JsonReply(304, ((b"etag", etag),), b"")
     headers = (
         (b"content-type", b"application/json"),
@@ -49,6 +49,12 @@ def reference_response(
         (b"etag", etag),
     )
     return JsonReply(200, headers, body)
+
+
+def _names(header: str, etag: str) -> bool:
+    """True when an If-None-Match header (`*`, or tags, weak or strong) names `etag`."""
+    tags = {tag.strip().removeprefix("W/") for tag in header.split(",")}
+    return "*" in tags or etag in tags
 
 
 class ReferenceReads:

@@ -87,6 +87,12 @@ class Library:
             return "refreshed"
         return None
 
+    def prune_gaps(self) -> int:
+        """Delete unanswered queries past their retention; at start-up and hourly."""
+        retention = dt.timedelta(days=self.settings.gap_retention_days)
+        with writing(self.engine) as session:
+            return prune_gaps(session, retention)
+
     def database_answers(self) -> bool:
         """True when a trivial query succeeds."""
         try:
@@ -119,6 +125,5 @@ def open_library(settings: Settings) -> Library:
         with writing(engine):  # saves write their temporary files under this lock
             remove_leftover_temporaries(settings.references_dir)
     library.reload()
-    with writing(engine) as session:
-        prune_gaps(session, dt.timedelta(days=settings.gap_retention_days))
+    library.prune_gaps()
     return library

@@ -5,18 +5,24 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 
 from app.library import Library
 
 logger = logging.getLogger(__name__)
 
 
+# Retention is counted in days; checking once an hour keeps it to the hour.
+PRUNE_EVERY_S = 3600.0
+
+
 class Watcher:
-    """Polls the library every `interval_s` seconds until stopped."""
+    """Polls the library every `interval_s` seconds until stopped, and prunes old gaps."""
 
     def __init__(self, library: Library, interval_s: float) -> None:
         self.library = library
         self.interval_s = interval_s
+        self._last_prune = time.monotonic()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="failref-watcher", daemon=True)
 
@@ -30,6 +36,9 @@ class Watcher:
     def _run(self) -> None:
         while not self._stop.wait(self.interval_s):
             try:
+                if time.monotonic() - self._last_prune >= PRUNE_EVERY_S:
+                    self._last_prune = time.monotonic()
+                    self.library.prune_gaps()
                 done = self.library.poll()
             except Exception:
                 # A bad moment (a file half-written by git, a locked database) must not

@@ -231,6 +231,7 @@ def reference_page(
         editor=editor,
         feedback=feedback_counts(library.engine, reference.id) if editor else None,
         thanks=request.query_params.get("feedback") == "thanks",
+        saved=editor is not None and request.query_params.get("saved") == "1",
     )
 
 

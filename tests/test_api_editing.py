@@ -174,3 +174,50 @@ def test_racing_saves_from_one_base_exactly_one_wins(client: TestClient, token: 
     for thread in threads:
         thread.join()
     assert sorted(statuses) == [200, 412, 412, 412, 412, 412]
+
+
+def test_if_match_star_overwrites_an_existing_file_only(client: TestClient, token: str) -> None:
+    text, _ = current(client)
+    edited = text.replace("A dead host.", "Any version will do.")
+    assert put(client, edited, token, **{"if-match": "*"}).status_code == 200
+    missing = client.put(
+        "/api/v1/references/not-there",
+        content=edited.replace("id: stuck-rank", "id: not-there").encode(),
+        headers={
+            "content-type": "text/markdown",
+            "authorization": f"Bearer {token}",
+            "if-match": "*",
+        },
+    )
+    assert missing.status_code == 412
+    assert not (library_of(client).settings.references_dir / "not-there.md").exists()
+
+
+def test_if_none_match_lists_and_weak_tags(client: TestClient) -> None:
+    etag = client.get("/api/v1/references/stuck-rank").headers["etag"]
+    for header in (f'"other", {etag}', f"W/{etag}", "*"):
+        response = client.get("/api/v1/references/stuck-rank", headers={"if-none-match": header})
+        assert response.status_code == 304, header
+    assert (
+        client.get(
+            "/api/v1/references/stuck-rank", headers={"if-none-match": '"other"'}
+        ).status_code
+        == 200
+    )
+
+
+def test_a_successful_save_discards_the_kept_draft(client: TestClient, token: str) -> None:
+    text, etag = current(client)
+    put(client, text.replace("A dead host.", "First."), token, **{"if-match": etag})
+    put(client, text.replace("A dead host.", "Stale."), token, **{"if-match": etag})
+    with Session(library_of(client).engine) as session:
+        assert len(session.exec(select(DraftRow)).all()) == 1
+    _, fresh = current(client)
+    assert (
+        put(
+            client, text.replace("A dead host.", "Merged."), token, **{"if-match": fresh}
+        ).status_code
+        == 200
+    )
+    with Session(library_of(client).engine) as session:
+        assert session.exec(select(DraftRow)).all() == []

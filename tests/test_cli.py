@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from sqlmodel import Session
 
 from app.cli import cli
 from app.config import Settings
+from app.db import make_engine, upgrade_database
+from app.models import GapRow, utc_now
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -73,3 +77,18 @@ def test_db_upgrade(runner: CliRunner) -> None:
     result = runner.invoke(cli, ["db", "upgrade"])
     assert result.exit_code == 0
     assert "latest migration" in result.output
+
+
+def test_gaps_prune_reports_what_it_deleted(runner: CliRunner, settings: Settings) -> None:
+    engine = make_engine(settings)
+    upgrade_database(engine, settings)
+    with Session(engine) as session:
+        session.add(
+            GapRow(
+                template="old <n>", example="old 1", last_seen=utc_now() - dt.timedelta(days=400)
+            )
+        )
+        session.commit()
+    result = runner.invoke(cli, ["gaps", "prune"])
+    assert result.exit_code == 0, result.output
+    assert "1 unanswered query deleted." in result.output

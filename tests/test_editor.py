@@ -268,3 +268,21 @@ def test_a_file_over_256_kb_is_413_and_kept_in_the_form(client: TestClient) -> N
     assert "262144 limit" in response.text
     assert revision_count(client) == before
     assert (library_of(client).settings.references_dir / "stuck-rank.md").read_text() == text
+
+
+def test_after_a_save_the_page_says_so(client: TestClient) -> None:
+    sign_in(client)
+    text, fields = edit_page(client)
+    data = {**fields, "text": text.replace("A dead host.", "Saved host."), "action": "save"}
+    page = client.post("/r/stuck-rank/edit", data=data)
+    assert page.status_code == 200
+    assert "Saved: the file, a new revision and the index are updated." in page.text
+
+
+def test_preview_of_an_oversized_file_keeps_the_text(client: TestClient) -> None:
+    sign_in(client)
+    text, fields = edit_page(client)
+    huge = text + "\nUNSAVED-MARKER\n" + "x" * 300_000
+    response = client.post("/r/stuck-rank/edit", data={**fields, "text": huge, "action": "preview"})
+    assert response.status_code == 413
+    assert "UNSAVED-MARKER" in response.text
