@@ -11,7 +11,7 @@ from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
 from app.analysis import match_message, scan_text
-from app.bodies import SafeBodyRoute
+from app.bodies import SafeBodyRoute, media_type
 from app.calculations import calculate, find_calculator
 from app.calculators import CALCULATORS, Calculator
 from app.deps import CatalogDep, LibraryDep, SettingsDep, catalog_of
@@ -54,8 +54,7 @@ from app.templating import page_path, templates
 
 def require_json(request: Request) -> None:
     """Refuse a body that is not declared as JSON (415) before parsing it."""
-    media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
-    if media_type != "application/json":
+    if media_type(request.headers) != "application/json":
         raise UnsupportedMediaType("send the body as application/json")
 
 
@@ -295,8 +294,7 @@ async def api_put_reference(
     """Replace the whole file (front matter and Markdown) of a reference. Send the `ETag` of
     `GET /references/{id}` as `If-Match`; `If-None-Match: *` creates a new reference. An
     optional `X-Change-Message` header becomes the revision's message."""
-    media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
-    if media_type not in MARKDOWN_TYPES:
+    if media_type(request.headers) not in MARKDOWN_TYPES:
         raise UnsupportedMediaType("send the file as text/markdown")
     text = _decode(await request.body())
     creating = request.headers.get("if-none-match", "").strip() == "*"
@@ -345,12 +343,10 @@ def _decode(data: bytes) -> str:
 
 def _base_from(if_match: str | None, library: Library, reference_id: str) -> str | None:
     """The content hash an `If-Match` names (quoted, possibly weak); `*` names whatever
-    version exists now (and fails with 412 when none does); None when absent."""
+    version exists now (none: the save fails with 412 like any stale base); None when absent."""
     if not if_match or not if_match.strip():
         return None
     if if_match.strip() == "*":
         found = current_file(library.settings.references_dir, reference_id)
-        if found is None:
-            raise PreconditionFailed("If-Match: * needs an existing file", field="If-Match")
-        return found[1]
+        return found[1] if found else "*"
     return if_match.strip().removeprefix("W/").strip('"')

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Mapping
 from typing import Any
 
 from fastapi.routing import APIRoute
@@ -32,6 +32,11 @@ LONE_PERCENT_RE = re.compile(rb"%(?![0-9A-Fa-f]{2})")
 # Only a `\uD800`-`\uDFFF` escape can put a surrogate into parsed JSON; raw bytes cannot.
 ESCAPED_SURROGATE_RE = re.compile(rb"\\u[dD][89a-fA-F]")
 SURROGATE_RE = re.compile("[\ud800-\udfff]")
+
+
+def media_type(headers: Mapping[str, str]) -> str:
+    """The media type of a request's Content-Type, lowercased, without parameters."""
+    return headers.get("content-type", "").split(";")[0].strip().lower()
 
 
 def unquote_plus_bytes(raw: bytes) -> str:
@@ -83,8 +88,7 @@ class SafeBodyRequest(Request):
         # A pasted log may fill the whole body: Starlette's 1 MB default per field would
         # refuse a long paste with a bare 400 before BodyLimit's 413 could apply.
         max_part_size = max(max_part_size, self.app.state.settings.max_body_bytes)
-        media_type = self.headers.get("content-type", "").split(";")[0].strip().lower()
-        if self._form is None and media_type == URLENCODED:
+        if self._form is None and media_type(self.headers) == URLENCODED:
             self._form = parse_urlencoded(await self.body(), max_fields, max_part_size)
         return await super()._get_form(
             max_files=max_files, max_fields=max_fields, max_part_size=max_part_size

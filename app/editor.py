@@ -40,7 +40,6 @@ from app.templating import page, page_path
 router = APIRouter(include_in_schema=False, route_class=SafeBodyRoute)
 # No length cap here: the body limit bounds the form, and a file over MAX_FILE_BYTES gets 413.
 TemplateText = Annotated[str, Form()]
-NEW_TEMPLATE_ID = "new-reference"
 
 
 @dataclass(frozen=True)

@@ -69,6 +69,7 @@ class Library:
         """Swap in a catalog rebuilt from the database, after a save stored its row."""
         with self._reload_lock, Session(self.engine) as session:
             previous = self._catalog.problems if self._catalog else ()
+            self._signature = folder_signature(self.settings.references_dir)
             self._version = index_version(session)
             self._catalog = load_catalog(session, previous)
         settle_heap()

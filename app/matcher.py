@@ -539,10 +539,11 @@ def match_text(
     for span, _, normalized in lines:
         scores = score_line(index, comparison_key(normalized), exhaustive)
         for scored in scorer.ranked(scores, limit, MIN_REPORT_SCORE):
-            ref = scored.line.ref if scored.line is not None else -1
+            if scored.line is None:
+                continue
+            ref = scored.line.ref
             if ref not in best or scored.raw > best[ref].raw:
                 best[ref] = _Scored(scored.raw, scored.line, span)
-    best.pop(-1, None)
     for ref in keyword_candidates(index, scorer.stems) - best.keys():
         raw = scorer.raw(ref, 0.0)
         if raw >= MIN_REPORT_SCORE:

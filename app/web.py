@@ -209,7 +209,7 @@ def reference_page(
     readers' feedback and the edit and history links."""
     catalog = library.catalog
     current = resolve_alias(catalog, reference_id)
-    if current is not None and current not in (reference_id,):
+    if current is not None:
         target = request.app.url_path_for("reference_page", reference_id=current)
         return RedirectResponse(target, status_code=301)
     try:

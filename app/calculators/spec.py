@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from typing import Literal
 
 InputKind = Literal["number", "integer", "choice", "number-list"]
-INPUT_KINDS: tuple[InputKind, ...] = ("number", "integer", "choice", "number-list")
 
 # A resolved input: float for "number", int for "integer", str for "choice",
 # list[float] for "number-list".
