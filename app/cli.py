@@ -22,7 +22,7 @@ from app.errors import FailrefError, NotFound
 from app.gaps import prune_gaps
 from app.library import open_library
 from app.loader import read_folder
-from app.matcher import RunContext
+from app.matcher import RunContext, build_index
 from app.mcp_server import build_mcp_server
 from app.queries import get_reference
 from app.render import reference_path
@@ -73,7 +73,8 @@ def check(folder: Path | None) -> None:
     """Validate a references folder; list every problem and exit 1 if there is any."""
     folder = folder or Settings().references_dir
     contents = read_folder(folder)
-    problems = sorted([*contents.problems, *message_problems(contents.references)])
+    index = build_index(contents.references)
+    problems = sorted([*contents.problems, *message_problems(index, contents.references)])
     for problem in problems:
         click.echo(f"{problem.severity}: {problem}", err=True)
     count = len(problems)

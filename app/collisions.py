@@ -10,7 +10,7 @@ from pathlib import Path
 import yaml
 
 from app.document import Reference
-from app.matcher import build_index, match_text
+from app.matcher import MatchIndex, build_index, match_text
 from app.problems import Problem
 
 RULE = "matcher"
@@ -51,10 +51,9 @@ def read_labelled(folder: Path) -> list[LabelledLine]:
     return lines
 
 
-def message_problems(references: Sequence[Reference]) -> list[Problem]:
-    """Each message must rank its own reference first and confidently; a message that also
-    matches another reference confidently is a collision."""
-    index = build_index(references)
+def message_problems(index: MatchIndex, references: Sequence[Reference]) -> list[Problem]:
+    """Each message of `references` must rank its own reference first and confidently in
+    `index`; a message that also matches another reference confidently is a collision."""
     problems = []
     for reference in references:
         for message in reference.messages:
@@ -71,11 +70,8 @@ def message_problems(references: Sequence[Reference]) -> list[Problem]:
     return problems
 
 
-def judge_lines(
-    references: Sequence[Reference], lines: Sequence[LabelledLine]
-) -> list[LineVerdict]:
-    """Where the matcher, over `references`, puts each labelled line."""
-    index = build_index(references)
+def judge_lines(index: MatchIndex, lines: Sequence[LabelledLine]) -> list[LineVerdict]:
+    """Where the matcher puts each labelled line."""
     verdicts = []
     for line in lines:
         matches = match_text(index, line.text, limit=1).matches
@@ -84,6 +80,6 @@ def judge_lines(
     return verdicts
 
 
-def with_edit(references: Sequence[Reference], edited: Reference) -> list[Reference]:
-    """The catalog as it would be after saving `edited`."""
-    return [r for r in references if r.id != edited.id] + [edited]
+def index_with_edit(references: Sequence[Reference], edited: Reference) -> MatchIndex:
+    """The match index as it would be after saving `edited`."""
+    return build_index([r for r in references if r.id != edited.id] + [edited])

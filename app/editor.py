@@ -11,7 +11,7 @@ from sqlmodel import Session
 
 from app.auth import AuthError, editor_for_token, end_session, start_session
 from app.bodies import SafeBodyRoute
-from app.collisions import judge_lines, message_problems, read_labelled, with_edit
+from app.collisions import index_with_edit, judge_lines, message_problems, read_labelled
 from app.db import writing
 from app.deps import LibraryDep
 from app.editing import (
@@ -259,15 +259,15 @@ def _preview(request: Request, library: Library, editor: Editor, draft: Draft) -
         return _editor_page(request, draft, editor, problems=error.found)
     except FailrefError as error:  # a bad id, a file over the size limit: keep the text
         return _editor_page(request, draft, editor, status=error.status, failure=error.message)
-    references = with_edit(list(library.catalog.references.values()), reference)
-    collisions = [p for p in message_problems(references) if p.path == reference.path]
+    edited_index = index_with_edit(list(library.catalog.references.values()), reference)
+    collisions = message_problems(edited_index, [reference])
     labelled = (
         read_labelled(library.settings.labelled_dir)
         if library.settings.labelled_dir.is_dir()
         else []
     )
-    before = judge_lines(list(library.catalog.references.values()), labelled)
-    after = judge_lines(references, labelled)
+    before = judge_lines(library.catalog.index, labelled)
+    after = judge_lines(edited_index, labelled)
     changed = [
         (b, a)
         for b, a in zip(before, after, strict=True)
