@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import pytest
+from calculator_checks import assert_outputs_close, assert_refused, outputs_of
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.calculators import CalculatorInputError, get_calculator
+from app.calculators import get_calculator
 from app.calculators.static_batch import nearest_rank
 
 CALC = get_calculator("static-batch-latency")
 
 
 def outputs(**inputs: object) -> dict[str, object]:
-    return dict(CALC.run(inputs).outputs)
+    return outputs_of(CALC, inputs)
 
 
 def test_worked_example() -> None:
@@ -75,9 +76,7 @@ def test_worked_example() -> None:
     ],
 )
 def test_hand_computed(inputs: dict[str, object], expected: dict[str, object]) -> None:
-    result = outputs(**inputs)
-    for name, value in expected.items():
-        assert result[name] == pytest.approx(value, abs=1e-6), name
+    assert_outputs_close(CALC, inputs, expected)
 
 
 @pytest.mark.parametrize(
@@ -138,9 +137,7 @@ def test_nearest_rank(values: list[float], percent: int, expected: float) -> Non
     ],
 )
 def test_invalid_inputs(inputs: dict[str, object], field: str, message: str) -> None:
-    with pytest.raises(CalculatorInputError) as caught:
-        CALC.run(inputs)
-    assert (caught.value.field, caught.value.message) == (field, message)
+    assert_refused(CALC, inputs, field, message)
 
 
 @settings(max_examples=150, deadline=None, database=None)
