@@ -76,6 +76,15 @@ class Health(BaseModel):
     problems: int | None = Field(default=None, description="Problems found at the last load.")
 
 
+def _shared_fields(
+    source: BaseModel, target: type[BaseModel], exclude: frozenset[str] | set[str] = frozenset()
+) -> dict[str, Any]:
+    """The fields of `source` that the public model `target` also has (its `url` is added
+    by the caller): the public shapes are the domain results minus internal detail."""
+    wanted = set(target.model_fields) - {"url"} - set(exclude)
+    return {name: getattr(source, name) for name in wanted}
+
+
 # Matching ---------------------------------------------------------------------------------
 
 EXAMPLE_LINE = (
@@ -125,16 +134,7 @@ class MatchResponse(BaseModel):
     @classmethod
     def of(cls, result: MatchResult, url_for: UrlFor) -> MatchResponse:
         matches = [
-            MatchPublic(
-                id=match.id,
-                title=match.title,
-                summary=match.summary,
-                score=match.score,
-                confident=match.confident,
-                reasons=match.reasons,
-                matched_message=match.matched_message,
-                url=url_for(match.id),
-            )
+            MatchPublic(**_shared_fields(match, MatchPublic), url=url_for(match.id))
             for match in result.matches
         ]
         query = QueryEcho(normalized=result.normalized, inferred_context=result.inferred_context)
@@ -178,28 +178,10 @@ class ScanResponse(BaseModel):
     @classmethod
     def of(cls, result: ScanResult, url_for: UrlFor) -> ScanResponse:
         hits = [
-            ScanHitPublic(
-                id=hit.id,
-                title=hit.title,
-                score=hit.score,
-                confident=hit.confident,
-                count=hit.count,
-                first_line=hit.first_line,
-                last_line=hit.last_line,
-                line_numbers=hit.line_numbers,
-                example=hit.example,
-                url=url_for(hit.id),
-            )
+            ScanHitPublic(**_shared_fields(hit, ScanHitPublic), url=url_for(hit.id))
             for hit in result.hits
         ]
-        return cls(
-            lines=result.lines,
-            templates=result.templates,
-            fuzzy_templates=result.fuzzy_templates,
-            capped=result.capped,
-            inferred_context=result.inferred_context,
-            hits=hits,
-        )
+        return cls(**_shared_fields(result, cls, exclude={"hits"}), hits=hits)
 
 
 # Calculators ------------------------------------------------------------------------------
