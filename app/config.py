@@ -1,4 +1,5 @@
-"""Settings, read from `FAILREF_*` environment variables when the app or CLI starts."""
+"""Settings, read from `FAILREF_*` environment variables when the app or CLI starts, and the
+limits every front end shares (spelled here once)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,17 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 # The checkout (or the image's /app): where the shipped references, static files and
 # migrations live when no setting points elsewhere.
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+# Ranked references for one message: five is what a person reads before opening one.
+DEFAULT_MATCH_LIMIT = 5
+# More than every reference a person reads; keeps API and tool responses small.
+MAX_MATCH_LIMIT = 50
+# Lines a pasted log may have unless FAILREF_MAX_LOG_LINES says otherwise.
+DEFAULT_MAX_LOG_LINES = 100_000
+# Line numbers a scan hit lists; `count` says how many there were in all.
+SCAN_LINE_CAP = 20
+# Rows the gaps page lists, most asked first.
+GAPS_PAGE_SIZE = 200
 
 
 class Settings(BaseSettings):
@@ -40,7 +52,8 @@ class Settings(BaseSettings):
         default=10 * 1024 * 1024, description="Largest request body accepted, in bytes."
     )
     max_log_lines: int = Field(
-        default=100_000, description="Most lines a pasted log may have before it is refused."
+        default=DEFAULT_MAX_LOG_LINES,
+        description="Most lines a pasted log may have before it is refused.",
     )
     store_queries: bool = Field(
         default=True,

@@ -1,21 +1,11 @@
-"""Domain exceptions and the one error shape: a JSON body under /api/, an error page elsewhere."""
+"""The one exception family: every error failref shows a person carries its HTTP status, a
+stable code and the input field at fault. Standard library only, so raising one loads
+nothing; `app.web.errors` renders them as JSON or a page, the CLI as a message."""
 
 from __future__ import annotations
 
-import logging
-from typing import Any
+from collections.abc import Iterable
 
-from fastapi import FastAPI, Request
-from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response
-from pydantic import BaseModel, Field
-from sqlalchemy.exc import OperationalError
-from starlette.exceptions import HTTPException as StarletteHTTPException
-
-logger = logging.getLogger(__name__)
-
-API_PREFIX = "/api/"
-HEALTH_PATHS = frozenset({"/healthz", "/readyz"})
 HTTP_CODES = {
     400: "bad_request",
     401: "unauthorized",
@@ -33,33 +23,15 @@ HTTP_CODES = {
     503: "unavailable",
     507: "insufficient_storage",
 }
-# Starlette's form parser answers 400 to a form over its field count or a field over its
-# size: the form is too large, not malformed, so it gets the 413 of a body over the limit.
-FORM_LIMIT_MESSAGES = ("Too many fields", "Too many files", "Field exceeded", "Part exceeded")
 
 
-class ErrorDetail(BaseModel):
-    """What went wrong, in a shape that never changes."""
-
-    code: str = Field(description="Stable machine-readable code, e.g. `not_found`.")
-    message: str = Field(description="What went wrong, for a person.")
-    field: str | None = Field(default=None, description="The input field at fault, if any.")
-    problems: list[str] | None = Field(
-        default=None, description="Every problem of an invalid reference file, with its line."
-    )
-    diff: str | None = Field(
-        default=None, description="On a conflict: the file on disk now versus the text sent."
-    )
-
-
-class ErrorBody(BaseModel):
-    """Every API error: `{"error": {"code", "message", "field"}}`."""
-
-    error: ErrorDetail
+def code_for(status: int) -> str:
+    """The stable machine-readable code of an HTTP status."""
+    return HTTP_CODES.get(status, "error")
 
 
 class FailrefError(Exception):
-    """An error with an HTTP status, shown to the user as it is."""
+    """An error shown to the user as it is: `str(error)` is the text they read."""
 
     status = 400
 
@@ -72,7 +44,7 @@ class FailrefError(Exception):
 
     @property
     def code(self) -> str:
-        return HTTP_CODES.get(self.status, "error")
+        return code_for(self.status)
 
 
 class NotFound(FailrefError):
@@ -89,10 +61,6 @@ class PayloadTooLarge(FailrefError):
 
 class UnsupportedMediaType(FailrefError):
     status = 415
-
-
-class Unavailable(FailrefError):
-    status = 503
 
 
 class Unauthorized(FailrefError):
@@ -115,95 +83,61 @@ class PreconditionRequired(FailrefError):
     status = 428
 
 
+class TooManyRequests(FailrefError):
+    status = 429
+
+
+class Unavailable(FailrefError):
+    status = 503
+
+
 class InsufficientStorage(FailrefError):
     status = 507
 
 
-def wants_json(request: Request) -> bool:
-    """API and health paths always answer JSON; pages answer HTML."""
-    path = request.url.path
-    return path.startswith(API_PREFIX) or path in HEALTH_PATHS
+class LogTooLarge(InvalidInput):
+    """A paste over the line or size limit."""
+
+    def __init__(self, details: str) -> None:
+        super().__init__(f"log: {details}", field="log")
 
 
-def error_body(
-    status: int,
-    message: str,
-    field: str | None = None,
-    problems: list[str] | None = None,
-    diff: str | None = None,
-) -> dict[str, Any]:
-    """The JSON error body for `status`: always code, message and field; problems and diff
-    only on the errors that carry them."""
-    detail = ErrorDetail(
-        code=HTTP_CODES.get(status, "error"),
-        message=message,
-        field=field,
-        problems=problems,
-        diff=diff,
-    )
-    return ErrorBody(error=detail).model_dump(exclude={"error": _absent(problems, diff)})
+class CalculatorInputError(InvalidInput):
+    """An input value a calculator cannot use; `message` is the problem alone, since pages
+    show it beside the input `field`, and `str(error)` names the field too."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}", field=field)
+        self.message = message
 
 
-def _absent(problems: list[str] | None, diff: str | None) -> set[str]:
-    return {name for name, value in (("problems", problems), ("diff", diff)) if value is None}
+class UnknownCalculator(NotFound):
+    """No calculator is registered under `name`."""
+
+    def __init__(self, name: str, known: Iterable[str]) -> None:
+        super().__init__(f"no calculator '{name[:80]}'; known: {', '.join(known)}", field="name")
+        self.name = name
 
 
-def install_error_handlers(app: FastAPI, render_page: Any) -> None:
-    """Route every error through one place; `render_page(request, status, message)` draws HTML."""
+class FrontMatterError(InvalidInput):
+    """The front matter cannot be read; `line` is 1-based in the whole file."""
 
-    def respond(
-        request: Request, status: int, message: str, field: str | None = None, **extra: Any
-    ) -> Response:
-        if wants_json(request):
-            return JSONResponse(error_body(status, message, field, **extra), status_code=status)
-        response: Response = render_page(request, status, message)
-        return response
-
-    @app.exception_handler(FailrefError)
-    async def domain_error(request: Request, error: FailrefError) -> Response:
-        return respond(
-            request,
-            error.status,
-            error.message,
-            error.field,
-            problems=error.problems,
-            diff=error.diff,
-        )
-
-    @app.exception_handler(RequestValidationError)
-    async def validation_error(request: Request, error: RequestValidationError) -> Response:
-        field, message = _first_validation_problem(error)
-        return respond(request, 422, message, field)
-
-    @app.exception_handler(StarletteHTTPException)
-    async def http_error(request: Request, error: StarletteHTTPException) -> Response:
-        status, message = error.status_code, str(error.detail)
-        if status == 400 and message.startswith(FORM_LIMIT_MESSAGES):
-            status = 413
-        response = respond(request, status, message)
-        for name, value in (error.headers or {}).items():
-            response.headers[name] = value
-        return response
-
-    @app.exception_handler(OperationalError)
-    async def database_busy(request: Request, error: OperationalError) -> Response:
-        # "database is locked" past the busy timeout, a full disk, a vanished file: the
-        # request can be retried; the details stay in the log, never in the response.
-        logger.error("database error on %s %s: %s", request.method, request.url.path, error.orig)
-        return respond(request, 503, "The database is busy or unavailable; try again shortly.")
-
-    @app.exception_handler(Exception)
-    async def unexpected_error(request: Request, error: Exception) -> Response:
-        logger.exception("unhandled error on %s %s", request.method, request.url.path)
-        return respond(request, 500, "Something went wrong on our side; it has been logged.")
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(message, field="text")
+        self.line = line
 
 
-def _first_validation_problem(error: RequestValidationError) -> tuple[str | None, str]:
-    problems = error.errors()
-    if not problems:
-        return None, "invalid input"
-    first = problems[0]
-    location = [str(part) for part in first.get("loc", ()) if part not in ("body", "query")]
-    field = ".".join(location) or None
-    message = f"{field}: {first.get('msg', 'invalid')}" if field else str(first.get("msg"))
-    return field, message
+class AuthError(Unauthorized):
+    """A token, editor name or session that does not hold up."""
+
+
+class StaleBase(Conflict):
+    """The file changed since the editor's base version; nothing was written."""
+
+    def __init__(self, message: str, current_text: str | None) -> None:
+        super().__init__(message, field="base")
+        self.current_text = current_text
+
+
+class MissingBase(Conflict):
+    """A save of an existing file that does not say which version it started from."""

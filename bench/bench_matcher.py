@@ -14,7 +14,6 @@ network, everything is generated here from the shipped references.
 from __future__ import annotations
 
 import argparse
-import gc
 import random
 import re
 import shutil
@@ -25,17 +24,21 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
-import yaml
 from rapidfuzz import fuzz, process
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from app import matcher  # noqa: E402
-from app.document import Message, Reference  # noqa: E402
-from app.normalize import normalize_line  # noqa: E402
+from app.domain.matching.index import MatchIndex, build_index, comparison_key  # noqa: E402
+from app.domain.matching.labelled import read_labelled  # noqa: E402
+from app.domain.matching.normalize import normalize_line  # noqa: E402
+from app.domain.matching.rank import match_text  # noqa: E402
+from app.domain.matching.scan import group_log_lines, scan_log  # noqa: E402
+from app.domain.references.document import Message, Reference  # noqa: E402
+from app.domain.references.folder import read_folder  # noqa: E402
+from app.errors import LogTooLarge  # noqa: E402
+from app.services.library import settle_heap  # noqa: E402
 
 SEED = 20261129
 TIME_BOX_S = 18.0
@@ -48,13 +51,7 @@ SYLLABLES = ("ka", "ro", "vel", "min", "tor", "shi", "ban", "qu", "lex", "dor", 
 
 def load_references() -> list[Reference]:
     """The shipped references, or a small built-in set while the folder is still empty."""
-    try:
-        from app.loader import read_folder
-    except ImportError:  # the loader lands separately; keep the bench runnable meanwhile
-        return fallback_references()
-    contents: Any = read_folder(ROOT / "references")
-    references = contents.references if hasattr(contents, "references") else contents[0]
-    return list(references) or fallback_references()
+    return read_folder(ROOT / "references").references or fallback_references()
 
 
 def fallback_references() -> list[Reference]:
@@ -159,9 +156,7 @@ def fill(template: str, rng: random.Random) -> str:
 def real_queries(references: Sequence[Reference], rng: random.Random) -> list[str]:
     """Labelled lines plus reference messages filled in and prefixed like real logs."""
     pool: list[str] = []
-    for path in sorted((ROOT / "tests" / "data" / "labelled").glob("*.yaml")):
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        pool.extend(str(item["text"]) for item in data.get("lines", []))
+    pool.extend(line.text for line in read_labelled(ROOT / "tests" / "data" / "labelled"))
     prefixes = ("", "[rank3]:", "2024-05-01 12:00:01,123 ERROR ", "INFO 05-01 12:00:01 [x.py:12] ")
     for reference in references:
         for message in reference.messages:
@@ -182,7 +177,7 @@ def single_message(references: Sequence[Reference], queries: Sequence[str], labe
     both see the same machine (other jobs, caches) and the same garbage collector.
     """
     started = time.perf_counter()
-    index = matcher.build_index(references)
+    index = build_index(references)
     build_s = time.perf_counter() - started
     settle_heap()
     messages = list(index.entry_keys)
@@ -190,13 +185,13 @@ def single_message(references: Sequence[Reference], queries: Sequence[str], labe
     product: list[float] = []
     started = time.perf_counter()
     for number, query in enumerate(queries):
-        key = matcher.comparison_key(normalize_line(query))
+        key = comparison_key(normalize_line(query))
         for which in (0, 1) if number % 2 else (1, 0):
             begin = time.perf_counter()
             if which == 0:
                 process.extract(key, messages, scorer=fuzz.token_set_ratio, limit=10)
             else:
-                matcher.match_text(index, query)
+                match_text(index, query)
             (kernel if which == 0 else product).append((time.perf_counter() - begin) * 1000)
         if time.perf_counter() - started > TIME_BOX_S:
             break
@@ -213,23 +208,12 @@ def single_message(references: Sequence[Reference], queries: Sequence[str], labe
     )
 
 
-def settle_heap() -> None:
-    """Collect once and freeze what survives, as a server does after loading its index.
-
-    A full collection walks every object of a 10,000-reference index (about 100 ms);
-    left to chance it lands inside a timed query. `gc.freeze()` keeps the long-lived
-    index out of later collections; failref's app should do the same after a reload.
-    """
-    gc.collect()
-    gc.freeze()
-
-
-def recall_at_5(index: matcher.MatchIndex, queries: Sequence[str]) -> tuple[float, int]:
+def recall_at_5(index: MatchIndex, queries: Sequence[str]) -> tuple[float, int]:
     found = wanted = 0
     started, used = time.perf_counter(), 0
     for query in queries:
-        exhaustive = {m.id for m in matcher.match_text(index, query, exhaustive=True).matches}
-        fast = {m.id for m in matcher.match_text(index, query).matches}
+        exhaustive = {m.id for m in match_text(index, query, exhaustive=True).matches}
+        fast = {m.id for m in match_text(index, query).matches}
         found += len(exhaustive & fast)
         wanted += len(exhaustive)
         used += 1
@@ -312,7 +296,7 @@ def best_of(runs: int, run: Callable[[], object]) -> float:
 
 def whole_log(references: Sequence[Reference], rng: random.Random) -> None:
     """A realistic log against grep, and a high-entropy paste against normalise+dedupe."""
-    index = matcher.build_index(references)
+    index = build_index(references)
     settle_heap()
     log = realistic_log(references, rng)
     with tempfile.TemporaryDirectory() as folder:
@@ -324,8 +308,8 @@ def whole_log(references: Sequence[Reference], rng: random.Random) -> None:
         environment = {"LC_ALL": "C", "PATH": "/usr/bin:/bin"}
         grep_s = best_of(3, lambda: subprocess.run(command, env=environment, capture_output=True))
         grep_count = subprocess.run(command, env=environment, capture_output=True, text=True)
-    scan_s = best_of(2, lambda: matcher.scan_log(index, log))
-    result = matcher.scan_log(index, log)
+    scan_s = best_of(2, lambda: scan_log(index, log))
+    result = scan_log(index, log)
     print(
         f"whole log @ {len(references)} refs: {result.lines} lines, {result.templates} "
         f"templates, {result.fuzzy_templates} fuzzy, {len(result.hits)} hits "
@@ -335,9 +319,9 @@ def whole_log(references: Sequence[Reference], rng: random.Random) -> None:
     )
     noisy = high_entropy_log(rng)
     lines = noisy.splitlines()
-    dedupe_s = best_of(2, lambda: matcher.group_log_lines(lines))
-    scan_noisy_s = best_of(2, lambda: matcher.scan_log(index, noisy))
-    noisy_result = matcher.scan_log(index, noisy)
+    dedupe_s = best_of(2, lambda: group_log_lines(lines))
+    scan_noisy_s = best_of(2, lambda: scan_log(index, noisy))
+    noisy_result = scan_log(index, noisy)
     print(
         f"high-entropy paste: {noisy_result.lines} lines, {noisy_result.templates} templates, "
         f"fuzzy {noisy_result.fuzzy_templates} (cap {noisy_result.fuzzy_cap}, "
@@ -349,7 +333,7 @@ def whole_log(references: Sequence[Reference], rng: random.Random) -> None:
 
 def bad_input(references: Sequence[Reference], rng: random.Random) -> None:
     """Each bad input answered, and how fast."""
-    index = matcher.build_index(references)
+    index = build_index(references)
     junk = bytes(rng.getrandbits(8) for _ in range(1 << 20)).decode("latin-1")
     cases = {
         "empty": "",
@@ -364,12 +348,12 @@ def bad_input(references: Sequence[Reference], rng: random.Random) -> None:
     for name, text in cases.items():
         begin = time.perf_counter()
         try:
-            outcome = f"{len(matcher.match_text(index, text).matches)} matches"
-        except matcher.LogTooLarge as error:
+            outcome = f"{len(match_text(index, text).matches)} matches"
+        except LogTooLarge as error:
             outcome = f"LogTooLarge: {error}"
         match_ms = (time.perf_counter() - begin) * 1000
         begin = time.perf_counter()
-        scan = matcher.scan_log(index, text)
+        scan = scan_log(index, text)
         scan_ms = (time.perf_counter() - begin) * 1000
         print(
             f"  {name:22s} match {match_ms:8.1f} ms ({outcome}); "
@@ -378,8 +362,8 @@ def bad_input(references: Sequence[Reference], rng: random.Random) -> None:
     big = "x\n" * (LOG_LINES + 1)
     begin = time.perf_counter()
     try:
-        matcher.scan_log(index, big)
-    except matcher.LogTooLarge as error:
+        scan_log(index, big)
+    except LogTooLarge as error:
         took_ms = (time.perf_counter() - begin) * 1000
         print(f"  over the line limit      scan {took_ms:.1f} ms: {error}")
 

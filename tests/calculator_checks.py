@@ -6,7 +6,8 @@ from collections.abc import Mapping
 
 import pytest
 
-from app.calculators import Calculator, CalculatorInputError
+from app.domain.calculators import Calculator
+from app.errors import CalculatorInputError
 
 
 def outputs_of(calculator: Calculator, inputs: Mapping[str, object]) -> dict[str, object]:

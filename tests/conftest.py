@@ -8,11 +8,10 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from paths import FIXTURES
 
 from app.config import Settings
-from app.main import create_app
-
-FIXTURES = Path(__file__).parent / "fixtures"
+from app.web.factory import create_app
 
 
 @pytest.fixture

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from paths import README
 
 from app.config import Settings
-
-README = Path(__file__).parent.parent / "README.md"
 
 
 @pytest.mark.parametrize("name", sorted(Settings.model_fields))

@@ -29,7 +29,7 @@ from playwright.sync_api import (
 )
 
 from app.config import PROJECT_ROOT, Settings
-from app.main import create_app
+from app.web.factory import create_app
 
 PROBE = Path(__file__).parent / "fixtures" / "script-injection-probe.md"
 SERVER_START_TIMEOUT_S = 20.0

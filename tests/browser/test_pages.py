@@ -12,9 +12,9 @@ import pytest
 import yaml
 from playwright.sync_api import FloatRect, Page, ViewportSize, expect
 
-from app.calculations import calculate
-from app.calculator_panel import format_number
 from app.config import PROJECT_ROOT
+from app.domain.calculators import get_calculator
+from app.web.views.calculator_panel import format_number
 
 pytestmark = pytest.mark.browser
 
@@ -105,7 +105,7 @@ def test_calculator_outputs_follow_the_inputs_live(page: Page, console_errors: l
     page.evaluate("window.__samePage = true")
     page.fill("#calc-microbatches", "64")
     stages = [200, 200, 200, 400, 200, 200, 200, 200]
-    expected = calculate("pipeline-bubble", {"stage_ms": stages, "microbatches": 64})
+    expected = get_calculator("pipeline-bubble").run({"stage_ms": stages, "microbatches": 64})
     expect(step).to_have_text(format_number(float(expected.outputs["step_ms"])))  # type: ignore[arg-type]
     efficiency = float(expected.outputs["efficiency"]) * 100  # type: ignore[arg-type]
     expect(page.locator("output[data-output='efficiency']")).to_have_text(format_number(efficiency))
@@ -126,7 +126,7 @@ def test_calculator_works_without_javascript(open_page: Callable[..., Page]) -> 
     with page.expect_navigation():
         page.get_by_role("button", name="Calculate").click()
     assert "microbatches=8" in page.url
-    expected = calculate("pipeline-bubble", {"microbatches": 8}).outputs["step_ms"]
+    expected = get_calculator("pipeline-bubble").run({"microbatches": 8}).outputs["step_ms"]
     expect(page.locator("output[data-output='step_ms']")).to_have_text(format_number(expected))  # type: ignore[arg-type]
 
 

@@ -17,10 +17,12 @@ from typing import Any
 
 from sqlmodel import Session
 
-from app import editing
 from app.config import Settings
-from app.editing import StaleBase, current_file, save_reference
-from app.library import open_library
+from app.errors import StaleBase
+from app.services.editing import Edit, save_reference
+from app.services.library import open_library
+from app.store import files, saves
+from app.store.files import current_file
 
 REFERENCE = "stuck-rank"
 DIE = 99
@@ -35,12 +37,8 @@ def race(library: Any, count: int, tag: str) -> None:
         try:
             save_reference(
                 library,
-                REFERENCE,
-                _retag(text, f"{tag}-{number}"),
-                base_hash=base,
-                creating=False,
-                author=tag,
-                message=f"{tag} {number}",
+                Edit(REFERENCE, _retag(text, f"{tag}-{number}"), base, False, f"{tag} {number}"),
+                tag,
             )
             outcomes["ok"] += 1
         except StaleBase:
@@ -65,26 +63,18 @@ def crash(library: Any, point: str) -> None:
     assert found is not None
     text, base = found
     if point == "after-temp-write":
-        editing.os.replace = die  # type: ignore[attr-defined]
+        files.os.replace = die  # type: ignore[attr-defined]
     elif point == "before-fsync":
-        editing.os.fsync = die  # type: ignore[attr-defined]
+        files.os.fsync = die  # type: ignore[attr-defined]
     elif point == "after-rename":
-        editing.record_revision = die  # type: ignore[assignment]
+        saves.record_revision = die  # type: ignore[assignment]
     elif point == "before-commit":
         Session.commit = die  # type: ignore[method-assign]
     elif point == "after-commit":
         library.refresh = die
     else:
         raise SystemExit(f"unknown point {point}")
-    save_reference(
-        library,
-        REFERENCE,
-        _retag(text, "crash"),
-        base_hash=base,
-        creating=False,
-        author="c",
-        message="crash",
-    )
+    save_reference(library, Edit(REFERENCE, _retag(text, "crash"), base, False, "crash"), "c")
     raise SystemExit("the save finished although it should have died")
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import uvicorn
 
 from app.config import Settings
-from app.main import create_app
+from app.web.factory import create_app
 
 
 class AnnouncingServer(uvicorn.Server):

@@ -1,7 +1,9 @@
 """Huge bodies against a real uvicorn server: a 1 GB body with and without Content-Length,
-a 100 MB form field, 100,000 form fields. Each is answered 413 within about a second,
-the server reads no more than the limit (plus socket buffers) and closes the connection,
-its memory does not grow with the body, and other clients are served meanwhile.
+a 100 MB form field, 100,000 form fields. Each is answered 413 while the client is still
+sending, the server reads no more than the limit (plus socket buffers) and closes the
+connection, its memory does not grow with the body, and other clients are served
+meanwhile. No clock decides: a refusal is seen in what the server read and that it hung
+up; the read timeouts only tell a hang from an answer.
 
 The server runs in its own process (serve_app.py) on 127.0.0.1, so its RSS can be read
 from /proc; the test talks to it with raw sockets and httpx, never through a proxy.
@@ -21,20 +23,19 @@ from pathlib import Path
 import httpx
 import pytest
 from editing_helpers import form_fields
+from paths import GOOD
 from sqlmodel import Session, func, select
 
-from app.auth import add_editor
 from app.config import Settings
-from app.db import make_engine
-from app.library import open_library
-from app.models import ReferenceRow, RevisionRow
+from app.services.library import open_library
+from app.store.db import make_engine
+from app.store.editors import add_editor
+from app.store.models import ReferenceRow, RevisionRow
 
 SERVER = Path(__file__).parent / "serve_app.py"
 LIMIT_BYTES = 10 * 1024 * 1024  # the default max_body_bytes
 GIGABYTE = 1_000_000_000
 CHUNK = b"x" * 65_536
-# "About a second": the 413 arrives this fast, measured from the first byte sent.
-ANSWER_S = 1.5
 # Loopback socket buffers hold a few MB that the client has sent but the server never read.
 BUFFERED_BYTES = 32 * 1024 * 1024
 # The server may allocate for one body up to the limit, a few times over; never the body.
@@ -87,7 +88,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     folder = tmp_path_factory.mktemp("big-bodies")
     references = folder / "references"
     references.mkdir()
-    for source in (Path(__file__).parent.parent / "fixtures" / "good").glob("*.md"):
+    for source in GOOD.glob("*.md"):
         (references / source.name).write_bytes(source.read_bytes())
     settings = Settings(
         database_url=f"sqlite:///{folder / 'failref.db'}", references_dir=references
@@ -164,12 +165,9 @@ def test_a_declared_huge_body_is_refused_before_it_is_read(
         f"Content-Length: {declared}\r\n\r\n"
     ).encode()
     with socket.create_connection(("127.0.0.1", server.port)) as sock:
-        started = time.monotonic()
         sock.sendall(head + start + CHUNK)
         raw, closed = read_response(sock, timeout_s=5)
-        elapsed = time.monotonic() - started
     assert status_of(raw) == 413, raw[:300]
-    assert elapsed < ANSWER_S
     assert closed, "the server kept the connection open to read the rest of the body"
     assert b"\r\nconnection: close\r\n" in raw.lower()
     assert f"over the {LIMIT_BYTES}-byte limit".encode() in body_of(raw)
@@ -212,14 +210,11 @@ def test_a_chunked_gigabyte_is_cut_off_after_the_limit(
     the connection closes, so the client stops long before 1 GB."""
     upload = Upload(start)
     with httpx.Client(trust_env=False, timeout=30) as client:
-        started = time.monotonic()
         response = client.post(
             f"{server.url}{path}", content=upload, headers={"content-type": content_type}
         )
-        elapsed = time.monotonic() - started
     assert response.status_code == 413, response.text[:300]
     assert response.headers["connection"] == "close"
-    assert elapsed < ANSWER_S
     assert LIMIT_BYTES < upload.sent < LIMIT_BYTES + BUFFERED_BYTES
     server.assert_memory_bounded()
 
@@ -235,13 +230,10 @@ def test_a_chunked_gigabyte_put_is_413_and_writes_nothing(server: Server) -> Non
         "if-match": before[3],
     }
     with httpx.Client(trust_env=False, timeout=30) as client:
-        started = time.monotonic()
         url = f"{server.url}/api/v1/references/stuck-rank"
         response = client.put(url, content=upload, headers=headers)
-        elapsed = time.monotonic() - started
     assert response.status_code == 413
     assert response.json()["error"]["code"] == "payload_too_large"
-    assert elapsed < ANSWER_S
     assert upload.sent < LIMIT_BYTES + BUFFERED_BYTES
     assert server.edit_state() == before
     server.assert_memory_bounded()
@@ -292,26 +284,24 @@ def test_100k_form_fields_are_413(server: Server, content_type: str, body: bytes
     not the parser's 400, and named by the limit it broke."""
     assert len(body) < LIMIT_BYTES
     with httpx.Client(trust_env=False, timeout=30) as client:
-        started = time.monotonic()
         response = client.post(
             f"{server.url}/", content=body, headers={"content-type": content_type}
         )
-        elapsed = time.monotonic() - started
     assert response.status_code == 413
     assert "Maximum number of fields is 1000" in response.text
-    assert elapsed < ANSWER_S
     server.assert_memory_bounded()
 
 
 def test_other_clients_are_served_during_a_slow_upload(server: Server) -> None:
-    """One client trickles a chunked body; /healthz keeps answering in well under a
-    second between its chunks, and once past the limit the uploader gets its 413."""
+    """One client trickles a chunked body; /healthz keeps answering between its chunks
+    (each within the client's timeout, a hang guard), and once past the limit the uploader
+    gets its 413."""
     head = (
         b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\n"
         b"Content-Type: application/x-www-form-urlencoded\r\nTransfer-Encoding: chunked\r\n\r\n"
     )
     piece = b"%x\r\n%s\r\n" % (len(CHUNK) * 8, CHUNK * 8)
-    waits = []
+    answers = []
     with (
         socket.create_connection(("127.0.0.1", server.port)) as sock,
         httpx.Client(trust_env=False, timeout=5) as other,
@@ -322,15 +312,12 @@ def test_other_clients_are_served_during_a_slow_upload(server: Server) -> None:
                 sock.sendall(piece)
             except (BrokenPipeError, ConnectionResetError):
                 break  # refused: the server hung up
-            started = time.monotonic()
-            assert other.get(f"{server.url}/healthz").json()["status"] == "ok"
-            waits.append(time.monotonic() - started)
+            answers.append(other.get(f"{server.url}/healthz").json()["status"])
             time.sleep(0.01)
         raw, closed = read_response(sock, timeout_s=5)
     assert status_of(raw) == 413
     assert closed
-    assert len(waits) >= 10
-    assert max(waits) < 0.5
+    assert answers.count("ok") == len(answers) >= 10
     server.assert_memory_bounded()
 
 

@@ -12,9 +12,9 @@ import pytest
 from sqlmodel import Session, select
 
 from app.config import Settings
-from app.library import open_library
-from app.models import RevisionRow
-from app.references import content_hash
+from app.domain.references.document import content_hash
+from app.services.library import open_library
+from app.store.models import RevisionRow
 
 WORKER = Path(__file__).parent / "save_worker.py"
 DIED = 99

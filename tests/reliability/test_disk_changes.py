@@ -20,8 +20,8 @@ from fastapi.testclient import TestClient
 from httpx import Response
 from sqlmodel import Session, col, func, select
 
-from app import editing
-from app.models import DraftRow, ReferenceRow, RevisionRow
+from app.store import saves
+from app.store.models import DraftRow, ReferenceRow, RevisionRow
 
 REFERENCE = "stuck-rank"
 GIT_LINE = "3. **A host changed in git.**"
@@ -262,7 +262,7 @@ def test_a_change_landing_mid_save_is_caught_before_the_rename(
     """The base is compared after the temporary file is written, just before the rename:
     a pull that lands while the text is being written is still caught."""
     etag = client.get(f"/api/v1/references/{REFERENCE}").headers["etag"]
-    write_temporary = editing._write_temporary
+    write_temporary = saves.write_temporary
 
     def write_then_pull(path: Path, data: bytes) -> Path:
         temporary = write_temporary(path, data)
@@ -270,7 +270,7 @@ def test_a_change_landing_mid_save_is_caught_before_the_rename(
         return temporary
 
     before = state(client)
-    monkeypatch.setattr(editing, "_write_temporary", write_then_pull)
+    monkeypatch.setattr(saves, "write_temporary", write_then_pull)
     response = put(client, token, mine(original), **{"if-match": etag})
     monkeypatch.undo()
     assert response.status_code == 412

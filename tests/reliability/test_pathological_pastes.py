@@ -1,16 +1,19 @@
 """Pathological pastes through `POST /api/v1/scan`, `POST /api/v1/match` and the paste form
-(`POST /`): a result within the time budget or a 4xx naming the limit; never a 5xx, never a
-hang, and memory bounded by a small multiple of the body.
+(`POST /`): a result or a 4xx naming the limit; never a 5xx, never a hang, the work bounded
+by the matcher's caps, and memory bounded by a small multiple of the body.
 
-Budget. The body limit (10 MiB) bounds a paste; the matcher's caps (`FUZZY_TEMPLATE_CAP`
-distinct templates scored, `MAX_LINE_CHARS` characters of a line, `MAX_MATCH_CHARS` and
-`MAX_MATCH_LINES` for one message, `max_log_lines` for a log; bench/README.md) bound the
-work. The slowest paste here (50,000 distinct lines) takes about 2 s on these 2 cores and
-about 4 s under tracemalloc, which these tests run under: BUDGET_S allows 10 s. Memory:
-the peak of Python allocations stays under MEMORY_FACTOR times the body sent. Most pastes
-peak at 3-7 times; 50,000 short high-entropy lines reach about 10 times, since the
-matcher keeps a key, a template and a group per distinct line (bounded by the body limit
-and the line limit all the same).
+Work. The body limit (10 MiB) bounds a paste; the matcher's caps (`FUZZY_TEMPLATE_CAP`
+distinct templates scored, `MAX_QUERY_LINES` lines of one message, `MAX_LINE_CHARS`
+characters of a line, `MAX_MATCH_CHARS` and `MAX_MATCH_LINES` for one message,
+`max_log_lines` for a log) bound the work, and these tests count it: the fuzzy searches
+(`score_line` calls) a paste causes never pass the caps. How fast that work runs is
+measured in bench/, not here: a wall-clock budget fails on a loaded machine. The only
+clock is HANG_S, which tells a hang from slowness: the slowest paste (50,000 distinct
+lines through the form) takes about 5 s under tracemalloc on an idle 2-core machine, and
+HANG_S is over 20 times that. Memory: the peak of Python allocations stays under
+MEMORY_FACTOR times the body sent. Most pastes peak at 3-7 times; 50,000 short
+high-entropy lines reach about 10 times, since the matcher keeps a key, a template and a
+group per distinct line (bounded by the body limit and the line limit all the same).
 """
 
 from __future__ import annotations
@@ -19,11 +22,11 @@ import json
 import random
 import signal
 import string
-import time
 import tracemalloc
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlencode
 
 import pytest
@@ -31,11 +34,13 @@ from fastapi.testclient import TestClient
 from httpx import Response
 
 from app.config import Settings
-from app.main import create_app
-from app.matcher import FUZZY_TEMPLATE_CAP, MAX_MATCH_CHARS, MAX_MATCH_LINES
+from app.domain.matching import rank, scan
+from app.domain.matching.lines import MAX_QUERY_LINES
+from app.domain.matching.rank import MAX_MATCH_CHARS, MAX_MATCH_LINES
+from app.domain.matching.scan import FUZZY_TEMPLATE_CAP
+from app.web.factory import create_app
 
-BUDGET_S = 10.0
-HANG_S = 30.0  # past this the request is taken for a hang and the test fails
+HANG_S = 120.0  # past this the request is taken for a hang and the test fails
 MEMORY_FACTOR = 12
 DEFAULT_BODY_BYTES = 10 * 1024 * 1024
 RAISED_BODY_BYTES = 32 * 1024 * 1024
@@ -62,12 +67,37 @@ PASTES: dict[str, Callable[[], str]] = {
 
 @dataclass(frozen=True)
 class Sent:
-    """One request: the answer, how long it took, and the peak of Python allocations."""
+    """One request: the answer and the peak of Python allocations it caused."""
 
     response: Response
-    seconds: float
     peak_bytes: int
     body_bytes: int
+
+
+@dataclass
+class FuzzySearches:
+    """How many fuzzy searches (`score_line` calls) a request made, for logs and messages."""
+
+    scan: int = 0
+    match: int = 0
+
+    def within_caps(self) -> bool:
+        return self.scan <= FUZZY_TEMPLATE_CAP and self.match <= MAX_QUERY_LINES
+
+
+@pytest.fixture
+def searches(monkeypatch: pytest.MonkeyPatch) -> FuzzySearches:
+    """Count every fuzzy search the scan and the single-message ranking make."""
+    counted = FuzzySearches()
+    for module, kind in ((scan, "scan"), (rank, "match")):
+        original = module.score_line
+
+        def counting(*args: Any, _original: Any = original, _kind: str = kind) -> Any:
+            setattr(counted, _kind, getattr(counted, _kind) + 1)
+            return _original(*args)
+
+        monkeypatch.setattr(module, "score_line", counting)
+    return counted
 
 
 @contextmanager
@@ -87,17 +117,15 @@ def deadline(seconds: float) -> Iterator[None]:
 
 
 def send(client: TestClient, path: str, body: bytes, content_type: str) -> Sent:
-    """POST an already encoded body, timing it and tracing the allocations it causes."""
+    """POST an already encoded body, tracing the allocations it causes."""
     tracemalloc.start()
-    started = time.monotonic()
     try:
         with deadline(HANG_S):
             response = client.post(path, content=body, headers={"content-type": content_type})
-        seconds = time.monotonic() - started
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    return Sent(response, seconds, peak, len(body))
+    return Sent(response, peak, len(body))
 
 
 def send_paste(client: TestClient, route: str, text: str) -> Sent:
@@ -111,7 +139,6 @@ def send_paste(client: TestClient, route: str, text: str) -> Sent:
 
 def assert_bounded(sent: Sent) -> None:
     assert sent.response.status_code < 500, sent.response.text[:500]
-    assert sent.seconds <= BUDGET_S, f"{sent.seconds:.1f} s is over the {BUDGET_S} s budget"
     assert sent.peak_bytes <= MEMORY_FACTOR * sent.body_bytes, (
         f"peak {sent.peak_bytes / 1e6:.0f} MB for a {sent.body_bytes / 1e6:.1f} MB body"
     )
@@ -169,20 +196,29 @@ ONE_MESSAGE_LIMIT = f"({MAX_MATCH_CHARS} characters, {MAX_MATCH_LINES} lines)"
     ],
 )
 def test_pathological_paste(
-    paste_client: TestClient, paste: str, route: str, status: int, says: str | None
+    paste_client: TestClient,
+    searches: FuzzySearches,
+    paste: str,
+    route: str,
+    status: int,
+    says: str | None,
 ) -> None:
     sent = send_paste(paste_client, route, PASTES[paste]())
     assert sent.response.status_code == status, sent.response.text[:300]
     assert_bounded(sent)
+    assert searches.within_caps(), searches
     if says is not None:
         assert says in error_message(sent)
 
 
-def test_high_entropy_scan_stops_at_the_fuzzy_cap(paste_client: TestClient) -> None:
+def test_high_entropy_scan_stops_at_the_fuzzy_cap(
+    paste_client: TestClient, searches: FuzzySearches
+) -> None:
     """Without the cap each of some 48,000 distinct templates would get a fuzzy search."""
     sent = send_paste(paste_client, "/api/v1/scan", PASTES["high-entropy-50k"]())
     assert sent.response.status_code == 200
     assert_bounded(sent)
+    assert (searches.scan, searches.match) == (FUZZY_TEMPLATE_CAP, 0)
     result = sent.response.json()
     assert result["lines"] == 50_000
     assert result["templates"] > 9 * FUZZY_TEMPLATE_CAP
@@ -211,17 +247,20 @@ def test_cr_only_endings_are_one_long_line_cut_to_its_first_characters(
     first MAX_LINE_CHARS characters, so 2 MB of it cost no more than a long line."""
     sent = send_paste(paste_client, "/api/v1/scan", PASTES["cr-only-50k"]())
     result = sent.response.json()
-    assert (result["lines"], result["templates"]) == (1, 1)
-    assert sent.seconds < 2.0
+    assert (result["lines"], result["templates"], result["fuzzy_templates"]) == (1, 1, 1)
 
 
 @pytest.mark.parametrize("route", ["/api/v1/scan", "/api/v1/match", "/"])
-def test_a_10_mib_line_is_over_the_default_body_limit(paste_client: TestClient, route: str) -> None:
-    """JSON or form encoding adds a few bytes: the body passes 10 MiB and BodyLimit says so."""
+def test_a_10_mib_line_is_over_the_default_body_limit(
+    paste_client: TestClient, searches: FuzzySearches, route: str
+) -> None:
+    """JSON or form encoding adds a few bytes: the body passes 10 MiB and BodyLimit says so
+    from its declared length, before reading it (hence `connection: close`)."""
     sent = send_paste(paste_client, route, PASTES["one-10mib-line"]())
     assert sent.response.status_code == 413
     assert f"over the {DEFAULT_BODY_BYTES}-byte limit" in error_message(sent)
-    assert sent.seconds < 2.0
+    assert sent.response.headers["connection"] == "close"
+    assert (searches.scan, searches.match) == (0, 0)
 
 
 @pytest.mark.parametrize(

@@ -11,10 +11,10 @@ from pathlib import Path
 from sqlmodel import Session, select
 
 from app.config import Settings
-from app.db import make_engine, upgrade_database
-from app.library import open_library
-from app.models import RevisionRow
-from app.references import content_hash
+from app.domain.references.document import content_hash
+from app.services.library import open_library
+from app.store.db import make_engine, upgrade_database
+from app.store.models import RevisionRow
 
 WORKER = Path(__file__).parent / "save_worker.py"
 PROCESSES = 4

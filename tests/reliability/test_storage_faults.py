@@ -12,8 +12,8 @@ from editing_helpers import form_fields, library_of, new_editor, sign_in
 from fastapi.testclient import TestClient
 from sqlmodel import Session, func, select
 
-from app import editing
-from app.models import RevisionRow
+from app.store import files
+from app.store.models import RevisionRow
 
 
 def failing(code: int) -> Any:
@@ -45,7 +45,7 @@ def test_form_save_under_storage_faults(
     path = library_of(client).settings.references_dir / "stuck-rank.md"
     old, before = path.read_bytes(), revision_count(client)
     mine = old.decode().replace("A dead host.", "My unsaved words.")
-    monkeypatch.setattr(editing.os, target, failing(code))
+    monkeypatch.setattr(files.os, target, failing(code))
     saved = client.post("/r/stuck-rank/edit", data={**fields, "text": mine, "action": "save"})
     monkeypatch.undo()
     assert saved.status_code == status
@@ -64,7 +64,7 @@ def test_api_save_on_a_full_disk_is_507(
     etag = client.get("/api/v1/references/stuck-rank").headers["etag"]
     path = library_of(client).settings.references_dir / "stuck-rank.md"
     old = path.read_bytes()
-    monkeypatch.setattr(editing.os, "fsync", failing(errno.ENOSPC))
+    monkeypatch.setattr(files.os, "fsync", failing(errno.ENOSPC))
     response = client.put(
         "/api/v1/references/stuck-rank",
         content=old.replace(b"A dead host.", b"Other."),

@@ -10,8 +10,8 @@ import pytest
 from fastapi.testclient import TestClient
 from security.helpers import module_settings
 
-from app import auth
-from app.main import create_app
+from app.store import editors
+from app.web.factory import create_app
 
 HOSTILE = Path(__file__).parent / "fixtures" / "hostile-markup.md"
 
@@ -21,7 +21,7 @@ def cheap_token_hashes() -> Iterator[None]:
     """scrypt at its production cost takes ~0.1 s a token; these tests make hundreds of
     checks, and what they prove does not depend on the cost (hashes carry their own n)."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(auth, "SCRYPT_N", 2**4)
+        patch.setattr(editors, "SCRYPT_N", 2**4)
         yield
 
 

@@ -18,12 +18,13 @@ from urllib.parse import unquote
 
 import anyio
 from fastapi.testclient import TestClient
+from paths import GOOD
 from sqlalchemy import text
 from sqlmodel import Session, func, select
 
 from app.config import Settings
-from app.library import Library
-from app.models import RevisionRow
+from app.services.library import Library
+from app.store.models import RevisionRow
 
 # Elements that run script, load a document or change where the page's links go.
 EXECUTABLE_TAGS = frozenset(
@@ -63,7 +64,6 @@ URL_ATTRIBUTES = frozenset(
         "srcset",
     }
 )
-GOOD = Path(__file__).parent.parent / "fixtures" / "good"
 SAFE_SCHEMES = frozenset({"http", "https", "mailto"})
 # Browsers drop these anywhere in a URL before parsing it ("java\tscript:" runs).
 _STRIPPED_BY_BROWSERS = re.compile(r"[\x00-\x20\x7f]+")

@@ -18,12 +18,12 @@ from httpx import Response
 from security.helpers import Snapshot, library_of, snapshot
 from sqlalchemy.exc import OperationalError
 
-from app import db, editing, gaps
 from app.config import Settings
 from app.errors import HTTP_CODES
-from app.guards import SESSION_COOKIE
-from app.main import create_app
-from app.templating import templates
+from app.store import db, gaps, saves
+from app.web.factory import create_app
+from app.web.guards import SESSION_COOKIE
+from app.web.templating import templates
 
 # Planted in the failures themselves: none of it may reach a response.
 SECRET_SQL = "SELECT token_hash FROM editor WHERE password='Hunter2-Qx9zV'"
@@ -193,7 +193,7 @@ def test_a_database_error_after_the_rename_puts_the_old_file_back(
 ) -> None:
     client = editors.client
     before: Snapshot = snapshot(client)
-    monkeypatch.setattr(editing, "store_reference", failing_database)
+    monkeypatch.setattr(saves, "store_reference", failing_database)
     response = editors.put() if where == "api" else editors.save_form()
     if where == "api":
         assert_json_error(response, 503)
@@ -212,7 +212,7 @@ def test_a_database_error_while_creating_leaves_no_file(
 ) -> None:
     client = editors.client
     before = snapshot(client)
-    monkeypatch.setattr(editing, "store_reference", failing_database)
+    monkeypatch.setattr(saves, "store_reference", failing_database)
     client.cookies.clear()
     text = editors.text.replace("id: stuck-rank", "id: brand-new").replace(
         "torch._dynamo hit", "a brand new failure hit"

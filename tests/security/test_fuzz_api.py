@@ -23,9 +23,9 @@ from hypothesis.errors import Unsatisfiable
 from schemathesis.generation import GenerationMode
 from security.helpers import module_settings
 
-from app.calculators import CALCULATORS
-from app.main import create_app
-from app.mcp_server import MCP_PATH
+from app.domain.calculators import CALCULATORS
+from app.urls import MCP_PATH
+from app.web.factory import create_app
 
 MAX_EXAMPLES = 25
 # Per example; the slowest honest request (a scan of a generated log) takes milliseconds.

@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 from security.helpers import library_of, module_settings, reference_text, snapshot
 
 from app.config import Settings
-from app.main import create_app
+from app.web.factory import create_app
 
 # Seconds any one request may take: an alias bomb that expanded would take minutes.
 REQUEST_BUDGET_S = 2.0

@@ -29,8 +29,8 @@ from security.helpers import (
 )
 
 from app.config import Settings
-from app.guards import SESSION_COOKIE
-from app.main import create_app
+from app.web.factory import create_app
+from app.web.guards import SESSION_COOKIE
 
 # What the canaries outside references/ say; no response may ever show one.
 CANARY_MARKERS = (

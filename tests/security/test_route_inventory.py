@@ -14,9 +14,10 @@ from fastapi.routing import iter_route_contexts
 from mcp import Client
 
 from app.config import Settings
-from app.guards import require_editor
-from app.main import create_app
-from app.mcp_server import MCP_PATH, build_mcp_server
+from app.mcp.tools import build_mcp_server
+from app.urls import MCP_PATH
+from app.web.factory import create_app
+from app.web.guards import require_editor
 
 MUTATING_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 # (method, path) -> why it needs no editor. Adding a route here needs a reason a reviewer

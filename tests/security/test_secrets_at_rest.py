@@ -20,10 +20,10 @@ from security.helpers import checkpoint, database_files, library_of
 from sqlalchemy import text
 from sqlmodel import Session, func, select
 
+from app.cli.logs import JsonFormatter
 from app.config import Settings
-from app.logs import JsonFormatter
-from app.main import create_app
-from app.models import GapRow
+from app.store.models import GapRow
+from app.web.factory import create_app
 
 # (the line as it appears in a log, the planted strings that must never be stored)
 PLANTED = {

@@ -14,9 +14,9 @@ from security.helpers import checkpoint, database_files, library_of, snapshot
 from sqlmodel import Session, func, select
 
 from app.config import Settings
-from app.guards import SESSION_COOKIE
-from app.main import create_app
-from app.models import SessionRow
+from app.store.models import SessionRow
+from app.web.factory import create_app
+from app.web.guards import SESSION_COOKIE
 
 OFF_SITE = [
     "//evil.example",

@@ -19,7 +19,7 @@ from security.helpers import (
 )
 
 from app.config import Settings
-from app.main import create_app
+from app.web.factory import create_app
 
 HOSTILE_ID = "hostile-markup"
 HOSTILE_FILE = Path(__file__).parent / "fixtures" / f"{HOSTILE_ID}.md"

@@ -1,0 +1,327 @@
+"""The `failref` command: serve, check and load references, match and scan, manage editors
+and the database. Every command calls the same services as the web app."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TextIO
+
+import click
+
+from app.cli.serving import serve as run_server
+from app.config import DEFAULT_MATCH_LIMIT, MAX_MATCH_LIMIT, Settings
+from app.domain.calculators import CALCULATORS
+from app.domain.catalog import get_reference
+from app.domain.matching.context import RunContext
+from app.errors import FailrefError
+from app.mcp.tools import build_mcp_server
+from app.services import editors, readers
+from app.services.analysis import match_message, scan_text
+from app.services.check import check_folder
+from app.services.library import Library, migrate, open_library
+from app.services.schemas import MatchResponse, ScanResponse
+from app.urls import reference_path
+
+NOT_A_DIAGNOSIS = (
+    "A matching message does not confirm a cause: open the reference and run its evidence checks."
+)
+PROGRESS_MIN_BYTES = 8 * 1024 * 1024  # below this, reading is instant and a bar only flickers
+
+
+class FailrefGroup(click.Group):
+    """A command group that shows any of our errors as a one-line message (exit 1), never
+    as a traceback."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except FailrefError as error:
+            raise click.ClickException(str(error)) from None
+
+
+def settings_of(ctx: click.Context) -> Settings:
+    """The settings read once, when the command started."""
+    settings: Settings = ctx.find_root().obj
+    return settings
+
+
+@contextmanager
+def opened_library(ctx: click.Context) -> Iterator[Library]:
+    """The library (migrated and loaded) for one command, closed when it ends."""
+    library = open_library(settings_of(ctx))
+    try:
+        yield library
+    finally:
+        library.close()
+
+
+@click.group(cls=FailrefGroup)
+@click.option("-v", "--verbose", is_flag=True, help="Log what happens at INFO level.")
+@click.pass_context
+def cli(ctx: click.Context, verbose: bool) -> None:
+    """failref: performance-failure references for GPU training and inference."""
+    logging.basicConfig(
+        level=logging.INFO if verbose else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    ctx.obj = Settings()
+
+
+@cli.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=8000, show_default=True, type=int, help="Port to listen on.")
+@click.option("--reload", is_flag=True, help="Restart when the code changes (development).")
+@click.option(
+    "--workers",
+    default=1,
+    show_default=True,
+    type=click.IntRange(1, 64),
+    help="Worker processes, each on its own SO_REUSEPORT socket.",
+)
+@click.option("--access-log/--no-access-log", default=True, help="Log every request.")
+@click.pass_context
+def serve(
+    ctx: click.Context, host: str, port: int, reload: bool, workers: int, access_log: bool
+) -> None:
+    """Run the web app, the JSON API and the MCP endpoint."""
+    if workers > 1:
+        # Migrate and load once, before the workers race to do it.
+        open_library(settings_of(ctx)).close()
+    run_server(host, port, workers, reload, access_log=access_log)
+
+
+@cli.command()
+@click.argument(
+    "folder", required=False, type=click.Path(file_okay=False, path_type=Path), default=None
+)
+@click.pass_context
+def check(ctx: click.Context, folder: Path | None) -> None:
+    """Validate a references folder; list every problem and exit 1 if there is any."""
+    report = check_folder(folder or settings_of(ctx).references_dir)
+    for problem in report.problems:
+        click.echo(f"{problem.severity}: {problem}", err=True)
+    if report.problems:
+        count = len(report.problems)
+        click.echo(f"{count} problem(s) in {report.files} file(s); {report.valid} valid.")
+        sys.exit(1)
+    click.echo(f"{report.valid} references, no problems.")
+
+
+@cli.command()
+@click.pass_context
+def load(ctx: click.Context) -> None:
+    """Migrate the database and load the references folder into it (only what changed)."""
+    with opened_library(ctx) as library:
+        catalog = library.catalog
+    for problem in catalog.problems:
+        click.echo(f"{problem.severity}: {problem}", err=True)
+    click.echo(f"{len(catalog.references)} references in the index.")
+    if any(problem.severity == "error" for problem in catalog.problems):
+        sys.exit(1)
+
+
+@cli.command()
+@click.argument("reference_id")
+@click.option("--json", "as_json", is_flag=True, help="Print the structured reference as JSON.")
+@click.pass_context
+def show(ctx: click.Context, reference_id: str, as_json: bool) -> None:
+    """Print one reference from the index."""
+    with opened_library(ctx) as library:
+        reference = get_reference(library.catalog, reference_id)
+    if as_json:
+        click.echo(json.dumps(reference.model_dump(mode="json"), indent=2))
+        return
+    click.echo(f"{reference.title}\n{reference.summary}\n")
+    click.echo("Messages:")
+    for message in reference.messages:
+        click.echo(f"  {message.text}")
+    click.echo("Causes:")
+    for number, cause in enumerate(reference.causes, start=1):
+        click.echo(f"  {number}. {cause.title}")
+    click.echo(f"Evidence checks: {len(reference.checks)}; sources: {len(reference.sources)}")
+
+
+@cli.command("mcp")
+@click.pass_context
+def mcp_command(ctx: click.Context) -> None:
+    """Serve the MCP tools over stdio for a chatbot or agent (stdout carries the protocol)."""
+    with opened_library(ctx) as library:
+        catalog = library.catalog
+        click.echo(
+            f"failref MCP on stdio: {len(catalog.references)} references, "
+            f"{len(catalog.problems)} problem(s)",
+            err=True,
+        )
+        build_mcp_server(lambda: library).run("stdio")
+
+
+def _read_text(text: str | None) -> str:
+    if text is not None and text != "-":
+        return text
+    if sys.stdin.isatty():
+        raise click.UsageError("give the text as an argument or pipe it on standard input")
+    return sys.stdin.read()
+
+
+@cli.command()
+@click.argument("text", required=False)
+@click.option("--framework", help="Framework of the run, e.g. pytorch, vllm.")
+@click.option("--phase", help="training, inference, ...")
+@click.option("--gpu", help="GPU model, e.g. H100.")
+@click.option("--gpus", type=click.IntRange(min=1), help="How many GPUs the run uses.")
+@click.option("--model", help="The model, e.g. llama-3-70b.")
+@click.option(
+    "--limit",
+    default=DEFAULT_MATCH_LIMIT,
+    show_default=True,
+    type=click.IntRange(1, MAX_MATCH_LIMIT),
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the API's JSON shape.")
+@click.pass_context
+def match(
+    ctx: click.Context,
+    text: str | None,
+    framework: str | None,
+    phase: str | None,
+    gpu: str | None,
+    gpus: int | None,
+    model: str | None,
+    limit: int,
+    as_json: bool,
+) -> None:
+    """Rank the references for one message (TEXT, or standard input)."""
+    context = RunContext(framework=framework, phase=phase, gpu=gpu, gpus=gpus, model=model)
+    with opened_library(ctx) as library:
+        result = match_message(library, _read_text(text), context, limit, remember=False)
+    if as_json:
+        click.echo(MatchResponse.of(result, reference_path).model_dump_json(indent=2))
+        return
+    if result.inferred_context:
+        inferred = ", ".join(f"{k}={v}" for k, v in result.inferred_context.items())
+        click.echo(f"inferred from the text: {inferred}")
+    if not any(m.confident for m in result.matches):
+        click.echo("No confident match. Closest references (not confident):")
+    for number, found in enumerate(result.matches, start=1):
+        label = "confident" if found.confident else "weak"
+        click.echo(f"{number}. {found.id}  {found.score:.2f} {label}  {found.title}")
+        for reason in found.reasons:
+            click.echo(f"     - {reason}")
+    click.echo(NOT_A_DIAGNOSIS)
+
+
+@cli.command()
+@click.argument("file", type=click.File("r", encoding="utf-8", errors="replace"))
+@click.option("--json", "as_json", is_flag=True, help="Print the API's JSON shape.")
+@click.pass_context
+def scan(ctx: click.Context, file: TextIO, as_json: bool) -> None:
+    """Find every reference a whole log shows (FILE, or - for standard input)."""
+    log = _read_with_progress(file)
+    with opened_library(ctx) as library:
+        result = scan_text(library, log)
+    if as_json:
+        click.echo(ScanResponse.of(result, reference_path).model_dump_json(indent=2))
+        return
+    capped = " (fuzzy stage capped)" if result.capped else ""
+    click.echo(f"{result.lines} lines, {result.templates} distinct templates{capped}")
+    if not result.hits:
+        click.echo("No reference found in this log.")
+    for hit in result.hits:
+        label = "confident" if hit.confident else "weak"
+        lines = ", ".join(str(n) for n in hit.line_numbers)
+        more = "" if hit.count <= len(hit.line_numbers) else f", ... (last {hit.last_line})"
+        click.echo(f"{hit.id}  {hit.score:.2f} {label}  {hit.count} line(s): {lines}{more}")
+        click.echo(f"     e.g. {hit.example[:200]}")
+    click.echo(NOT_A_DIAGNOSIS)
+
+
+def _read_with_progress(file: TextIO) -> str:
+    """Read the whole file; on a terminal, show a progress bar for large files."""
+    size = _size_of(file)
+    if size is None or size < PROGRESS_MIN_BYTES or not sys.stderr.isatty():
+        return file.read()
+    chunks = []
+    with click.progressbar(length=size, label="reading", file=sys.stderr) as bar:
+        for line in file:
+            chunks.append(line)
+            bar.update(len(line.encode("utf-8", errors="replace")))
+    return "".join(chunks)
+
+
+def _size_of(file: TextIO) -> int | None:
+    try:
+        return os.fstat(file.fileno()).st_size or None
+    except (OSError, ValueError):
+        return None
+
+
+@cli.command()
+def calculators() -> None:
+    """List the calculators and their inputs."""
+    for calculator in CALCULATORS.values():
+        click.echo(f"{calculator.name}: {calculator.title}")
+        for spec in calculator.inputs:
+            unit = f" [{spec.unit}]" if spec.unit else ""
+            click.echo(f"    {spec.name}{unit} = {spec.default}")
+
+
+@cli.group()
+def editor() -> None:
+    """Manage the people who may edit references in the web app and API."""
+
+
+@editor.command("add")
+@click.argument("name")
+@click.pass_context
+def editor_add(ctx: click.Context, name: str) -> None:
+    """Create editor NAME and print its token (shown once, as the last word)."""
+    with opened_library(ctx) as library:
+        token = editors.add_editor(library, name)
+    click.echo(f"Editor '{name}' created. Keep this token secret; it is shown only once:")
+    click.echo(token)
+
+
+@editor.command("remove")
+@click.argument("name")
+@click.pass_context
+def editor_remove(ctx: click.Context, name: str) -> None:
+    """Revoke editor NAME: its token and sessions stop working at once."""
+    with opened_library(ctx) as library:
+        editors.remove_editor(library, name)
+    click.echo(f"Editor '{name}' removed.")
+
+
+@cli.group()
+def gaps() -> None:
+    """The unanswered queries kept for /admin/gaps."""
+
+
+@gaps.command("prune")
+@click.pass_context
+def gaps_prune(ctx: click.Context) -> None:
+    """Delete unanswered queries older than FAILREF_GAP_RETENTION_DAYS, from the file too."""
+    removed = readers.prune_gaps(settings_of(ctx))
+    click.echo(f"{removed} unanswered quer{'y' if removed == 1 else 'ies'} deleted.")
+
+
+@cli.group()
+def db() -> None:
+    """Database maintenance."""
+
+
+@db.command("upgrade")
+@click.pass_context
+def db_upgrade(ctx: click.Context) -> None:
+    """Apply every pending migration."""
+    migrate(settings_of(ctx))
+    click.echo("database is at the latest migration")
+
+
+def main() -> None:
+    """Entry point of the `failref` console script."""
+    cli(prog_name="failref")

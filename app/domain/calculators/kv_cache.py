@@ -1,0 +1,197 @@
+"""`kv-cache`: how much memory the KV cache of a batch of sequences needs, and what fits."""
+
+from __future__ import annotations
+
+import math
+
+from app.errors import CalculatorInputError
+
+from .calculator import Calculator, InputValues
+from .limits import MAX_BYTES_PER_VALUE, MIN_BYTES_PER_VALUE
+from .spec import InputSpec, OutputSpec, OutputValue, Source
+
+NAME = "kv-cache"
+BYTES_PER_GB = 1e9
+BYTES_PER_MB = 1e6
+# Ten thousand layers or heads is far beyond any published model.
+MAX_MODEL_DIM = 10_000
+# Head dimensions beyond 100,000 do not exist; larger is a unit mistake.
+MAX_HEAD_DIM = 100_000
+# A direct bytes-per-token below one byte is not a real model; it would also
+# make max_sequences astronomically large.
+MIN_DIRECT_BYTES_PER_TOKEN = 1.0
+# 1 GB per token would be a model thousands of times larger than any today.
+MAX_BYTES_PER_TOKEN = 1e9
+# Ten million concurrent sequences is beyond any serving fleet's batch.
+MAX_SEQUENCES = 10_000_000
+# A hundred million tokens per sequence is beyond any context window.
+MAX_TOKENS = 100_000_000
+# 1 MB is the smallest memory worth asking about, and a safe divisor.
+MIN_CAPACITY_GB = 0.001
+# Ten million GB (10 PB) of KV memory is beyond any cluster.
+MAX_CAPACITY_GB = 10_000_000.0
+# Keeps floor(capacity / bytes) exact when the capacity is an exact multiple.
+FLOOR_TOLERANCE = 1e-12
+
+
+def derived_bytes_per_token(
+    layers: int, kv_heads: int, head_dim: int, bytes_per_value: float
+) -> float:
+    """2 (K and V) · layers · KV heads · head dimension · bytes per value."""
+    return 2.0 * layers * kv_heads * head_dim * bytes_per_value
+
+
+def _bytes_per_token(values: InputValues) -> float:
+    direct = values.number("bytes_per_token")
+    if direct == 0:
+        return derived_bytes_per_token(
+            values.integer("layers"),
+            values.integer("kv_heads"),
+            values.integer("head_dim"),
+            values.number("bytes_per_value"),
+        )
+    if direct < MIN_DIRECT_BYTES_PER_TOKEN:
+        raise CalculatorInputError(
+            "bytes_per_token", "must be 0 (derive it from the model) or at least 1"
+        )
+    return direct
+
+
+def _compute(values: InputValues) -> dict[str, OutputValue]:
+    bytes_per_token = _bytes_per_token(values)
+    sequences = values.integer("sequences")
+    tokens = values.integer("tokens_per_sequence")
+    block_tokens = values.integer("block_tokens")
+    capacity_bytes = values.number("capacity_gb") * BYTES_PER_GB
+    sequence_bytes = bytes_per_token * tokens
+    total_bytes = sequence_bytes * sequences
+    max_sequences = math.floor(capacity_bytes / sequence_bytes * (1 + FLOOR_TOLERANCE))
+    blocks_per_sequence = -(-tokens // block_tokens)
+    paged_bytes = sequences * blocks_per_sequence * block_tokens * bytes_per_token
+    return {
+        "bytes_per_token": bytes_per_token,
+        "kv_mb_per_token": bytes_per_token / BYTES_PER_MB,
+        "gb_per_sequence": sequence_bytes / BYTES_PER_GB,
+        "total_gb": total_bytes / BYTES_PER_GB,
+        "utilization": total_bytes / capacity_bytes,
+        "fits": sequences <= max_sequences,
+        "max_sequences": max_sequences,
+        "blocks": sequences * blocks_per_sequence,
+        "paged_gb": paged_bytes / BYTES_PER_GB,
+    }
+
+
+def _model_dim(name: str, label: str, default: int, maximum: int, help_text: str) -> InputSpec:
+    return InputSpec(name, label, "", "integer", default, 1, maximum, help=help_text)
+
+
+INPUTS = (
+    _model_dim("layers", "Layers", 80, MAX_MODEL_DIM, "Transformer layers (Llama 2 70B: 80)."),
+    _model_dim(
+        "kv_heads",
+        "KV heads",
+        8,
+        MAX_MODEL_DIM,
+        "Key/value heads per layer; fewer than query heads with GQA (Llama 2 70B: 8).",
+    ),
+    _model_dim("head_dim", "Head dimension", 128, MAX_HEAD_DIM, "Per head (Llama 2 70B: 128)."),
+    InputSpec(
+        "bytes_per_value",
+        "Bytes per value",
+        "bytes",
+        "number",
+        2.0,
+        minimum=MIN_BYTES_PER_VALUE,
+        maximum=MAX_BYTES_PER_VALUE,
+        help="Storage of one cached number: 2 for fp16/bf16, 1 for fp8, 0.5 for int4.",
+    ),
+    InputSpec(
+        "bytes_per_token",
+        "Bytes per token (direct)",
+        "bytes",
+        "number",
+        0.0,
+        minimum=0.0,
+        maximum=MAX_BYTES_PER_TOKEN,
+        help="KV bytes per token if known; 0 derives it from the four model inputs above.",
+    ),
+    InputSpec(
+        "sequences",
+        "Concurrent sequences",
+        "sequences",
+        "integer",
+        512,
+        minimum=1,
+        maximum=MAX_SEQUENCES,
+        help="Sequences whose KV cache is held at the same time.",
+    ),
+    InputSpec(
+        "tokens_per_sequence",
+        "Tokens per sequence",
+        "tokens",
+        "integer",
+        4096,
+        minimum=1,
+        maximum=MAX_TOKENS,
+        help="Prompt plus generated tokens cached for each sequence.",
+    ),
+    InputSpec(
+        "capacity_gb",
+        "KV cache memory",
+        "GB",
+        "number",
+        1000.0,
+        minimum=MIN_CAPACITY_GB,
+        maximum=MAX_CAPACITY_GB,
+        help="Memory left for the KV cache after weights and activations, in 10^9 bytes.",
+    ),
+    InputSpec(
+        "block_tokens",
+        "Tokens per block",
+        "tokens",
+        "integer",
+        16,
+        minimum=1,
+        maximum=MAX_TOKENS,
+        help="Paged-attention block size (vLLM's default is 16).",
+    ),
+)
+
+OUTPUTS = (
+    OutputSpec("bytes_per_token", "KV bytes per token", "bytes"),
+    OutputSpec("kv_mb_per_token", "KV per token", "MB"),
+    OutputSpec("gb_per_sequence", "KV per sequence", "GB"),
+    OutputSpec("total_gb", "KV cache needed", "GB", "sequences · tokens · bytes per token."),
+    OutputSpec("utilization", "Share of memory needed", "fraction", "Above 1 does not fit."),
+    OutputSpec("fits", "Fits", "", "sequences ≤ max_sequences."),
+    OutputSpec("max_sequences", "Sequences that fit", "sequences", "At this length."),
+    OutputSpec("blocks", "Paged blocks", "blocks", "sequences · ceil(tokens / block)."),
+    OutputSpec("paged_gb", "KV cache in whole blocks", "GB", "Blocks · block · bytes per token."),
+)
+
+CALCULATOR = Calculator(
+    name=NAME,
+    title="KV cache size",
+    summary=(
+        "The KV cache grows with every token of every concurrent sequence; when it no longer "
+        "fits, a server preempts, swaps or rejects requests. Defaults: Llama 2 70B (80 "
+        "layers, 8 KV heads, head dimension 128, bf16), 512 sequences of 4,096 tokens "
+        "against 1,000 GB."
+    ),
+    formula=(
+        "bytes per token = 2 · layers · kv_heads · head_dim · bytes_per_value; total = "
+        "sequences · tokens · bytes per token; max sequences = floor(capacity / (tokens · "
+        "bytes per token)); blocks = sequences · ceil(tokens / block_tokens)"
+    ),
+    source_title="Efficient Memory Management for Large Language Model Serving with PagedAttention",
+    source_url="https://arxiv.org/abs/2309.06180",
+    inputs=INPUTS,
+    outputs=OUTPUTS,
+    compute=_compute,
+    see_also=(
+        Source(
+            "Llama 2: Open Foundation and Fine-Tuned Chat Models (model dimensions)",
+            "https://arxiv.org/abs/2307.09288",
+        ),
+    ),
+)

@@ -1,0 +1,130 @@
+"""The in-memory snapshot the app serves from (references, aliases and the match index) and
+every read of it: listing with filters, lookup by id or alias, related references, facets.
+
+A snapshot is built after every load and swapped whole, so a request sees either the old
+one or the new one, never a half-updated index.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from app.domain.matching.index import MatchIndex
+from app.domain.references.document import Reference
+from app.domain.references.problems import Problem
+from app.errors import NotFound
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """Every indexed reference by id (in title order), aliases, the match index, each
+    reference's API body serialised once, and the last load's problems."""
+
+    references: dict[str, Reference]
+    aliases: dict[str, str]
+    index: MatchIndex
+    documents: dict[str, bytes] = field(default_factory=dict)
+    problems: tuple[Problem, ...] = ()
+
+
+@dataclass(frozen=True)
+class ReferenceFilter:
+    """Filters of the browse page and `GET /api/v1/references`; None means any."""
+
+    category: str | None = None
+    tag: str | None = None
+    framework: str | None = None
+    phase: str | None = None
+    q: str | None = None
+
+    def accepts(self, reference: Reference) -> bool:
+        return (
+            (not self.category or reference.category == self.category)
+            and (not self.tag or self.tag in reference.tags)
+            and (not self.framework or self.framework in reference.frameworks)
+            and (not self.phase or self.phase in reference.phases)
+            and (not self.q or _mentions(reference, self.q))
+        )
+
+
+def _mentions(reference: Reference, text: str) -> bool:
+    needle = text.casefold().strip()
+    haystack = " ".join(
+        [
+            reference.id,
+            reference.title,
+            reference.summary,
+            *reference.tags,
+            *reference.frameworks,
+            *reference.hardware,
+            *(message.text for message in reference.messages),
+        ]
+    ).casefold()
+    return all(word in haystack for word in needle.split())
+
+
+def list_references(catalog: Catalog, filters: ReferenceFilter) -> list[Reference]:
+    """The references that pass `filters`, in title order."""
+    return [ref for ref in catalog.references.values() if filters.accepts(ref)]
+
+
+def get_reference(catalog: Catalog, reference_id: str) -> Reference:
+    """The reference with this id, or NotFound (aliases are not followed here)."""
+    reference = catalog.references.get(reference_id)
+    if reference is None:
+        raise NotFound(f"no reference with id '{reference_id[:100]}'", field="id")
+    return reference
+
+
+def resolve_alias(catalog: Catalog, alias: str) -> str | None:
+    """The current id of a reference that used to be called `alias`."""
+    return catalog.aliases.get(alias)
+
+
+def related_references(catalog: Catalog, reference: Reference, limit: int = 5) -> list[Reference]:
+    """References this one links to, then those sharing the most tags with it."""
+    linked = [catalog.references[i] for i in reference.related if i in catalog.references]
+    shared = Counter(
+        {
+            other.id: len(set(other.tags) & set(reference.tags))
+            for other in catalog.references.values()
+            if other.id != reference.id and other.id not in reference.related
+        }
+    )
+    by_tags = [catalog.references[i] for i, count in shared.most_common() if count > 0]
+    return (linked + by_tags)[:limit]
+
+
+def references_using(catalog: Catalog, calculator_name: str) -> list[Reference]:
+    """The references whose worked example runs the calculator `calculator_name`."""
+    return [
+        ref
+        for ref in catalog.references.values()
+        if ref.calculator is not None and ref.calculator.name == calculator_name
+    ]
+
+
+@dataclass(frozen=True)
+class Facets:
+    """The values each filter can take, with how many references have each."""
+
+    categories: list[tuple[str, int]]
+    tags: list[tuple[str, int]]
+    frameworks: list[tuple[str, int]]
+    phases: list[tuple[str, int]]
+
+
+def facets(catalog: Catalog) -> Facets:
+    """Counts of every category, tag, framework and phase across the catalog."""
+    references = list(catalog.references.values())
+
+    def count(values: list[str]) -> list[tuple[str, int]]:
+        return sorted(Counter(values).items())
+
+    return Facets(
+        categories=count([r.category for r in references]),
+        tags=count([t for r in references for t in r.tags]),
+        frameworks=count([f for r in references for f in r.frameworks]),
+        phases=count([p for r in references for p in r.phases]),
+    )

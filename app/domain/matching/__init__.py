@@ -1,0 +1,2 @@
+"""Matching log text against references: normalisation, the one tokenizer, run context, the
+index, ranking one message, scanning a whole log, and the self-check authors see."""

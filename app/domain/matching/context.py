@@ -1,0 +1,221 @@
+"""Run context: what the user says about their run, what the text gives away, and agreement.
+
+Context lifts or lowers a reference's score a little; it never makes a match on its own
+(the matcher multiplies, so a reference whose messages do not match stays at zero).
+"""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from app.domain.matching.tokens import STOPWORDS, words
+from app.domain.references.document import Reference
+
+# Text beyond this is not searched for context: the head of a log names the framework
+# and GPU, and a 50 MB paste must not cost a second here (about 30 ms for 64 KiB).
+MAX_INFER_CHARS = 64 * 1024
+# How much one agreeing or disagreeing field moves a score (multiplicative). A
+# disagreement weighs more: many references share the common frameworks, so agreeing
+# says less than contradicting.
+AGREE_STEP = 0.03
+DISAGREE_STEP = 0.05
+MAX_LIFT = 0.10
+MAX_DROP = 0.15
+
+# Most specific first: a DeepSpeed log also mentions torch and NCCL.
+FRAMEWORK_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (name, re.compile(pattern, re.IGNORECASE))
+    for name, pattern in (
+        ("vllm", r"\bvllm\b"),
+        ("sglang", r"\bsglang\b"),
+        ("tensorrt-llm", r"\btensorrt[-_]?llm\b|\btrtllm\b"),
+        ("text-generation-inference", r"\btext[-_]generation[-_]inference\b"),
+        ("deepspeed", r"\bdeepspeed\b"),
+        ("megatron", r"\bmegatron\b"),
+        ("accelerate", r"\baccelerate\b"),
+        ("jax", r"\bjax(?:lib)?\b|\bxla\b"),
+        ("transformers", r"\btransformers\b"),
+        ("nccl", r"\bnccl\b|(?-i:NCCL)"),  # also WorkNCCL, ProcessGroupNCCL
+        ("pytorch", r"\btorch\b|\bpytorch\b"),
+        ("cuda", r"\bcuda\b"),
+    )
+)
+GPU_RE = re.compile(
+    r"\b(?:NVIDIA\s+)?((?:GH|GB)200|[HBA]100|H200|H20|B200|A10G?|A30|A40|A6000|L40S?|L4|V100|T4"
+    r"|P100|MI\d{3}X?|RTX\s?\d{4}(?:\s?Ti)?)\b",
+    re.IGNORECASE,
+)
+GPU_COUNT_RES: tuple[re.Pattern[str], ...] = (
+    re.compile(r"\b(?:world_size|WORLD_SIZE|nproc_per_node|num_gpus|n_gpus)\s*[=:]\s*(\d+)"),
+    re.compile(r"\b(?:tensor_parallel_size|tp_size)\s*[=:]\s*(\d+)"),
+    re.compile(r"\b(\d+)\s*[x×]\s*(?:NVIDIA\s+)?(?:H100|A100|H200|B200|V100|L40S|GPUs?)\b", re.I),
+)
+MODEL_RE = re.compile(
+    r"\b(llama|mistral|mixtral|qwen|deepseek|gemma|phi|falcon|gpt|bert|t5|opt|bloom|mpt"
+    r"|starcoder|codellama|yi|internlm|baichuan|chatglm|olmo|grok|nemotron)(?![a-z])[\w.-]*",
+    re.IGNORECASE,
+)
+PHASE_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (name, re.compile(pattern, re.IGNORECASE))
+    for name, pattern in (
+        ("compilation", r"\btorch\.compile\b|\binductor\b|\bdynamo\b|\bcompil(?:e|ing|ation)\b"),
+        ("checkpointing", r"\bcheckpoint(?:ing|s)?\b|\bsave_pretrained\b|\bsafetensors\b"),
+        ("data-loading", r"\bdataloader\b|\bdata ?loader worker\b|\bdataset\b"),
+        (
+            "inference",
+            r"\bgenerat(?:e|ion)\b|\bprefill\b|\bdecode\b|\brequests?\b|\bserv(?:e|ing)\b",
+        ),
+        ("training", r"\bbackward\b|\boptimizer\b|\bloss\b|\bepoch\b|\bgrad(?:ient)?s?\b"),
+        ("startup", r"\binit_process_group\b|\binitializ(?:e|ing)\b|\brendezvous\b"),
+    )
+)
+DISTRIBUTED_WORDS = frozenset(
+    {
+        "nccl",
+        "distributed",
+        "multi-gpu",
+        "multi-node",
+        "all-reduce",
+        "allreduce",
+        "collective",
+        "fsdp",
+        "deepspeed",
+        "megatron",
+        "tensor-parallel",
+        "pipeline-parallel",
+        "nvlink",
+        "infiniband",
+        "rdma",
+    }
+)
+FRAMEWORK_ALIASES = {
+    "torch": "pytorch",
+    "trtllm": "tensorrt-llm",
+    "tgi": "text-generation-inference",
+}
+
+
+class RunContext(BaseModel):
+    """What the user says about their run; every field optional."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    framework: str | None = Field(default=None, description="vllm, deepspeed, pytorch, ...")
+    phase: str | None = Field(default=None, description="training, inference, startup, ...")
+    gpu: str | None = Field(default=None, description="GPU model, H100, A100, ...")
+    gpus: int | None = Field(default=None, ge=1, description="How many GPUs the run uses.")
+    model: str | None = Field(default=None, description="The model, llama-3-70b, ...")
+    notes: str | None = Field(default=None, description="Anything else, free text.")
+
+
+def infer_context(text: str) -> dict[str, str]:
+    """Framework, GPU, GPU count, model and phase that the text itself names."""
+    head = text[:MAX_INFER_CHARS]
+    found: dict[str, str] = {}
+    for name, pattern in FRAMEWORK_PATTERNS:
+        if pattern.search(head):
+            found["framework"] = name
+            break
+    if gpu := GPU_RE.search(head):
+        found["gpu"] = gpu.group(1).upper().replace(" ", "")
+    for pattern in GPU_COUNT_RES:
+        if count := pattern.search(head):
+            found["gpus"] = count.group(1)
+            break
+    if model := MODEL_RE.search(head):
+        found["model"] = model.group(0).lower()
+    for name, pattern in PHASE_PATTERNS:
+        if pattern.search(head):
+            found["phase"] = name
+            break
+    return found
+
+
+def merge_context(given: RunContext | None, inferred: dict[str, str]) -> dict[str, str]:
+    """The fields to compare: what the user gave wins over what was inferred."""
+    merged = dict(inferred)
+    if given is not None:
+        for key, value in given.model_dump(exclude_none=True).items():
+            merged[key] = str(value)
+    return {key: value.strip() for key, value in merged.items() if value.strip()}
+
+
+def context_adjustment(reference: Reference, fields: dict[str, str]) -> tuple[float, list[str]]:
+    """A multiplier offset in [-MAX_DROP, MAX_LIFT] and a reason per field that counted."""
+    verdicts = [
+        verdict
+        for verdict in (
+            _framework_verdict(reference, fields.get("framework")),
+            _phase_verdict(reference, fields.get("phase")),
+            _gpu_verdict(reference, fields.get("gpu")),
+            _gpus_verdict(reference, fields.get("gpus")),
+            _model_verdict(reference, fields.get("model")),
+            _notes_verdict(reference, fields.get("notes")),
+        )
+        if verdict is not None
+    ]
+    agree = sum(1 for agrees, _ in verdicts if agrees)
+    offset = agree * AGREE_STEP - (len(verdicts) - agree) * DISAGREE_STEP
+    return max(-MAX_DROP, min(MAX_LIFT, offset)), [reason for _, reason in verdicts]
+
+
+def _framework_verdict(reference: Reference, value: str | None) -> tuple[bool, str] | None:
+    if not value or not reference.frameworks:
+        return None
+    wanted = FRAMEWORK_ALIASES.get(value.lower(), value.lower())
+    frameworks = {FRAMEWORK_ALIASES.get(f.lower(), f.lower()) for f in reference.frameworks}
+    if wanted in frameworks:
+        return True, f"framework {value} agrees"
+    return False, f"framework {value} is not among {', '.join(reference.frameworks)}"
+
+
+def _phase_verdict(reference: Reference, value: str | None) -> tuple[bool, str] | None:
+    if not value or not reference.phases:
+        return None
+    if value.lower() in {phase.lower() for phase in reference.phases}:
+        return True, f"phase {value} agrees"
+    return False, f"phase {value} is not among {', '.join(reference.phases)}"
+
+
+def _gpu_verdict(reference: Reference, value: str | None) -> tuple[bool, str] | None:
+    gpus = [name for name in reference.hardware if GPU_RE.fullmatch(name.strip())]
+    if not value or not gpus:
+        return None
+    if value.replace(" ", "").upper() in {name.replace(" ", "").upper() for name in gpus}:
+        return True, f"GPU {value} agrees"
+    return False, f"GPU {value} is not among {', '.join(gpus)}"
+
+
+def _gpus_verdict(reference: Reference, value: str | None) -> tuple[bool, str] | None:
+    if not value or not value.isdigit() or not _is_distributed(reference):
+        return None
+    if int(value) > 1:
+        return True, f"{value} GPUs fits a multi-GPU failure"
+    return False, "a single GPU rules out most multi-GPU failures"
+
+
+def _model_verdict(reference: Reference, value: str | None) -> tuple[bool, str] | None:
+    family = MODEL_RE.match(value.strip()) if value else None
+    if family is None or family.group(1).lower() not in _keywords(reference):
+        return None
+    return True, f"model {value} is named by the reference"
+
+
+def _notes_verdict(reference: Reference, value: str | None) -> tuple[bool, str] | None:
+    if not value:
+        return None
+    shared = sorted(set(words([value])) & _keywords(reference) - STOPWORDS)
+    if len(shared) < 2:
+        return None
+    return True, f"notes mention {', '.join(shared[:5])}"
+
+
+def _is_distributed(reference: Reference) -> bool:
+    named = {word.lower() for word in (*reference.tags, *reference.frameworks)}
+    return not named.isdisjoint(DISTRIBUTED_WORDS)
+
+
+def _keywords(reference: Reference) -> set[str]:
+    return set(words((reference.title, reference.summary, *reference.tags)))

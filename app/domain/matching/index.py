@@ -1,0 +1,111 @@
+"""The match index: every reference's message lines normalised, tokenised and inverted,
+with the IDF weights and the title/tag/summary keywords the ranking uses."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from app.domain.matching.lines import NOISE_RE
+from app.domain.matching.normalize import normalize_template
+from app.domain.matching.tokens import informative, keyword_stems, tokens
+from app.domain.references.document import Reference
+
+STANDARD_PLACEHOLDERS = frozenset(
+    {"<n>", "<hex>", "<path>", "<ip>", "<host>", "<uuid>", "<shape>", "<url>"}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class MatchIndex:
+    """Message lines of every reference, tokenised and inverted; built once, never changed."""
+
+    references: tuple[Reference, ...]
+    entry_keys: tuple[str, ...]
+    entry_refs: tuple[int, ...]
+    entry_messages: tuple[int, ...]
+    entry_weights: tuple[Mapping[str, float], ...]
+    entry_masses: tuple[float, ...]
+    postings: Mapping[str, frozenset[int]]
+    idf: Mapping[str, float]
+    keywords: tuple[frozenset[str], ...]
+    keyword_postings: Mapping[str, frozenset[int]]
+    keyword_weights: Mapping[str, float]
+    unknown_idf: float
+
+
+def build_index(references: Sequence[Reference]) -> MatchIndex:
+    """Index every reference's message lines for matching."""
+    refs = tuple(references)
+    keys: list[str] = []
+    entry_refs: list[int] = []
+    entry_messages: list[int] = []
+    seen: set[tuple[int, str]] = set()
+    for ref_number, reference in enumerate(refs):
+        for message_number, message in enumerate(reference.messages):
+            for key in _message_keys(message.text):
+                if (ref_number, key) not in seen:
+                    seen.add((ref_number, key))
+                    keys.append(key)
+                    entry_refs.append(ref_number)
+                    entry_messages.append(message_number)
+    token_sets = [frozenset(informative(key.split())) for key in keys]
+    postings = _invert(token_sets)
+    total = max(1, len(keys))
+    idf = {token: math.log(1 + total / len(ids)) for token, ids in postings.items()}
+    keywords = tuple(frozenset(keyword_stems(_reference_words(ref))) for ref in refs)
+    keyword_postings = _invert(keywords)
+    return MatchIndex(
+        references=refs,
+        entry_keys=tuple(keys),
+        entry_refs=tuple(entry_refs),
+        entry_messages=tuple(entry_messages),
+        entry_weights=tuple(MappingProxyType({t: idf[t] for t in ts}) for ts in token_sets),
+        entry_masses=tuple(sum(idf[t] for t in ts) for ts in token_sets),
+        postings=MappingProxyType(postings),
+        idf=MappingProxyType(idf),
+        keywords=keywords,
+        keyword_postings=MappingProxyType(keyword_postings),
+        keyword_weights=MappingProxyType(_rarity(keyword_postings, len(refs))),
+        unknown_idf=math.log(1 + total),
+    )
+
+
+def _invert(token_sets: Sequence[frozenset[str]]) -> dict[str, frozenset[int]]:
+    inverted: dict[str, set[int]] = {}
+    for number, held in enumerate(token_sets):
+        for token in held:
+            inverted.setdefault(token, set()).add(number)
+    return {token: frozenset(ids) for token, ids in inverted.items()}
+
+
+def _rarity(postings: Mapping[str, frozenset[int]], total: int) -> dict[str, float]:
+    """IDF scaled to 0-1: a word only one reference has weighs 1."""
+    top = math.log(1 + max(total, 1))
+    return {token: math.log(1 + total / len(ids)) / top for token, ids in postings.items()}
+
+
+def _message_keys(text: str) -> list[str]:
+    lines = normalize_template(text).splitlines()
+    telling = [line for line in lines if not NOISE_RE.match(line)] or lines
+    keys = (comparison_key(line, template=True) for line in telling)
+    return [key for key in keys if any(True for _ in informative(key.split()))]
+
+
+def _reference_words(reference: Reference) -> list[str]:
+    texts = (reference.title, reference.summary, *reference.tags, *reference.frameworks)
+    return [token for text in texts for token in tokens(text)]
+
+
+def comparison_key(normalized: str, template: bool = False) -> str:
+    """The tokens a normalised line is compared by, lower-case, space-separated.
+
+    In a template, placeholders other than the standard ones (`<word>`, `<model>`) stand
+    for any word: they are dropped, so the real word in a line is one extra token.
+    """
+    found = tokens(normalized)
+    if template:
+        found = [t for t in found if t[0] != "<" or t in STANDARD_PLACEHOLDERS]
+    return " ".join(found)

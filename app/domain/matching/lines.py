@@ -1,0 +1,80 @@
+"""Lines of a paste: how they are counted and split, which ones say where rather than what
+(frames, source echoes), which look like errors, and the telling lines of one message."""
+
+from __future__ import annotations
+
+import re
+
+from app.domain.matching.normalize import MAX_LINE_CHARS, normalize_line, strip_prefixes
+
+# A pasted single message gets at most this many of its lines scored (a traceback's
+# telling lines); the rest are frames, echoes or repeats.
+MAX_QUERY_LINES = 16
+
+
+# Lines of a traceback or c10 error block that say where, not what.
+NOISE_RE = re.compile(
+    r'File "[^"]*", line <n>'
+    r"|Traceback \(most recent call last\)"
+    r"|frame #<n>"
+    r"|Exception raised from "
+    r"|During handling of the above exception"
+    r"|The above exception was the direct cause"
+    r"|[\^~]+$"
+)
+
+
+TELLING_RE = re.compile(
+    r"error|exception|fail|fatal|timed? ?out|watchdog|warn|abort|killed|out of memory|oom\b"
+    r"|\bnan\b|\binf\b|unable|cannot|can't|could not|not found|invalid|illegal|mismatch"
+    r"|refused|denied|crash|segmentation|core dumped|xid|slow|straggl|deadlock|hang|stuck"
+    r"|throttl|exceed|overflow|preempt|evict",
+    re.IGNORECASE,
+)
+
+
+def query_lines(text: str) -> list[tuple[tuple[int, int], str, str]]:
+    """The telling lines of a paste: (span in the text, raw line, normalised line).
+
+    Frames, source echoes and repeats go; error-looking lines go first, and of a long
+    paste the last MAX_QUERY_LINES of them are kept (a traceback ends with its error).
+    """
+    found: list[tuple[tuple[int, int], str, str]] = []
+    seen: set[str] = set()
+    offset = 0
+    after_frame = False
+    for raw in text.split("\n"):
+        start, offset = offset, offset + len(raw) + 1
+        line = raw.removesuffix("\r")
+        echo = after_frame and line[:1] in (" ", "\t")
+        normalized = normalize_line(line)
+        noise = bool(NOISE_RE.match(normalized))
+        after_frame = noise and normalized.startswith("File ")
+        if echo or noise or not normalized or normalized in seen:
+            continue
+        seen.add(normalized)
+        found.append(((start + _prefix_length(line), start + len(line.rstrip())), line, normalized))
+    telling = [item for item in found if TELLING_RE.search(item[2])]
+    others = [item for item in found if not TELLING_RE.search(item[2])]
+    kept = telling[-MAX_QUERY_LINES:] + others[: max(0, MAX_QUERY_LINES - len(telling))]
+    return sorted(kept, key=lambda item: item[0])
+
+
+def count_lines(text: str) -> int:
+    """Lines as an editor numbers them: `\n` ends a line, a last line may lack one."""
+    return text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+
+
+def split_lines(text: str) -> list[str]:
+    """The lines `count_lines` counts, without their `\r\n` or `\n`."""
+    lines = text.split("\n")
+    if lines and not lines[-1]:
+        lines.pop()
+    return [line.removesuffix("\r") for line in lines]
+
+
+def _prefix_length(line: str) -> int:
+    """Characters of log prefix before the message, when offsets can be trusted."""
+    if "\x1b" in line or "\r" in line or len(line) > MAX_LINE_CHARS:
+        return len(line) - len(line.lstrip())
+    return len(line) - len(strip_prefixes(line))

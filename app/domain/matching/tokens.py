@@ -1,0 +1,80 @@
+"""The one tokenizer: how every piece of text (log lines, messages, titles, notes) is cut
+into words, which words say something, and their crude stems."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+# Words, and the placeholders (`<n>`, `<path>`) normalisation writes, in lower-case text.
+TOKEN_RE = re.compile(r"<[a-z][a-z_-]*>|[a-z0-9]+")
+STEM_SUFFIXES = ("ions", "ion", "ing", "ed", "es", "s")
+MIN_STEM_CHARS = 4
+
+STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "but",
+        "by",
+        "for",
+        "from",
+        "has",
+        "have",
+        "in",
+        "is",
+        "it",
+        "its",
+        "no",
+        "not",
+        "of",
+        "on",
+        "or",
+        "so",
+        "that",
+        "the",
+        "this",
+        "to",
+        "was",
+        "were",
+        "when",
+        "which",
+        "while",
+        "with",
+    ]
+)
+
+
+def tokens(text: str) -> list[str]:
+    """The words and placeholders of `text`, lower-cased."""
+    return TOKEN_RE.findall(text.lower())
+
+
+def words(texts: Iterable[str]) -> list[str]:
+    """The words of some texts, lower-cased, without placeholders."""
+    return [token for text in texts for token in tokens(text) if token[0] != "<"]
+
+
+def informative(tokens: Iterable[str]) -> Iterable[str]:
+    """The tokens that say something: no placeholder, no stop word, not one character."""
+    return (t for t in tokens if len(t) > 1 and t[0] != "<" and t not in STOPWORDS)
+
+
+def stem(word: str) -> str:
+    """A crude English stem, enough for `preempted` to meet `preemption` in a title."""
+    for _ in range(2):  # `partitioning` -> `partition` -> `partit`, as `partitions` goes
+        for suffix in STEM_SUFFIXES:
+            if word.endswith(suffix) and len(word) - len(suffix) >= MIN_STEM_CHARS:
+                word = word[: -len(suffix)]
+                break
+    return word
+
+
+def keyword_stems(tokens: Iterable[str]) -> set[str]:
+    """Stems of the informative words in some tokens, `moe_grouped_gemm` split at `_`."""
+    return {stem(part) for token in tokens for part in informative(token.split("_"))}

@@ -1,0 +1,113 @@
+"""The structured form of one reference file (what the parser produces and the index
+stores) and what identifies a file: its id rule and its content hash."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+MAX_SLUG_LENGTH = 80  # long enough for any title-like id, short enough for a URL segment
+
+Category = Literal["training", "inference", "fine-tuning", "hardware"]
+CATEGORIES: tuple[Category, ...] = ("training", "inference", "fine-tuning", "hardware")
+PHASES = (
+    "training",
+    "inference",
+    "fine-tuning",
+    "startup",
+    "checkpointing",
+    "compilation",
+    "data-loading",
+)
+
+
+class Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Message(Frozen):
+    """A message as it appears in logs, with placeholders for the parts that vary."""
+
+    text: str = Field(description="The message, one or more lines, placeholders like <n>.")
+    line: int = Field(description="Line of the code block in the reference file.")
+    seen_in_markdown: str = Field(description="Where the message was seen, as Markdown.")
+    seen_in_url: str | None = Field(description="The first link of the 'Seen in' paragraph.")
+
+
+class Cause(Frozen):
+    """One possible cause, most likely first."""
+
+    title: str = Field(description="The cause in a few words (the item's bold lead).")
+    markdown: str = Field(description="The whole item: the cause and its mechanism.")
+    html: str
+    line: int
+
+
+class Check(Frozen):
+    """One evidence check: what to run or look at and which cause it confirms or rules out."""
+
+    markdown: str
+    html: str
+    commands: tuple[str, ...] = Field(description="Commands from the item's code blocks.")
+    line: int
+
+
+class Source(Frozen):
+    """A public source and what it supports."""
+
+    title: str
+    url: str
+    supports_markdown: str = Field(description="What the source supports, as Markdown.")
+    supports_html: str
+    line: int
+
+
+class CalculatorSpec(Frozen):
+    """The calculator a reference carries, with the inputs of its worked example."""
+
+    name: str
+    inputs: dict[str, Any] = Field(default_factory=dict)
+
+
+class Reference(Frozen):
+    """One reference file, parsed, validated and rendered."""
+
+    id: str
+    title: str
+    summary: str
+    category: Category
+    tags: tuple[str, ...]
+    frameworks: tuple[str, ...]
+    phases: tuple[str, ...]
+    hardware: tuple[str, ...] = ()
+    calculator: CalculatorSpec | None = None
+    updated: dt.date
+    aliases: tuple[str, ...] = ()
+    messages: tuple[Message, ...]
+    context_markdown: str
+    context_html: str
+    causes: tuple[Cause, ...]
+    checks: tuple[Check, ...]
+    worked_example_markdown: str = ""
+    worked_example_html: str = ""
+    sources: tuple[Source, ...]
+    related: tuple[str, ...] = Field(
+        default=(), description="Ids of references this one links to from its body."
+    )
+    path: str = Field(description="The file, relative to the references folder's parent.")
+    content_hash: str = Field(description="SHA-256 of the file's bytes.")
+
+
+def content_hash(data: bytes) -> str:
+    """The SHA-256 of a file's bytes: what changed files are recognised by."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def is_slug(value: str) -> bool:
+    """True when `value` obeys the id rule: `[a-z0-9]` words joined by single hyphens."""
+    return len(value) <= MAX_SLUG_LENGTH and SLUG.match(value) is not None

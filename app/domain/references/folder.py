@@ -1,0 +1,109 @@
+"""Read a folder of reference files: parse each, then check what spans files (ids, aliases,
+links). Nothing here writes; the store brings the index in line with what this reads."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from app.domain.references.document import Reference
+from app.domain.references.parser import parse_reference
+from app.domain.references.problems import Problem
+
+# A reference is a few pages of text; anything larger is a mistake (or a hostile upload).
+MAX_FILE_BYTES = 256 * 1024
+SKIPPED_NAMES = frozenset({"readme.md"})
+
+
+@dataclass(frozen=True)
+class FolderContents:
+    """The references of a folder that passed validation, the raw bytes of each, and problems."""
+
+    references: list[Reference]
+    problems: list[Problem]
+    sources: dict[str, bytes] = field(default_factory=dict)
+
+
+def reference_files(folder: Path) -> list[Path]:
+    """The Markdown files of `folder` that are references (not READMEs), in name order."""
+    return sorted(
+        path
+        for path in folder.glob("*.md")
+        if path.name.lower() not in SKIPPED_NAMES and path.is_file()
+    )
+
+
+def display_path(path: Path, folder: Path) -> str:
+    """How problems name a file: the folder's name and the file's, `references/foo.md`."""
+    return f"{folder.name}/{path.name}"
+
+
+def read_folder(folder: Path) -> FolderContents:
+    """Parse every reference file of `folder`, then check what spans files (ids, links)."""
+    parsed: list[Reference] = []
+    problems: list[Problem] = []
+    sources: dict[str, bytes] = {}
+    if not folder.is_dir():
+        missing = Problem(str(folder), 0, "folder", "references folder does not exist")
+        return FolderContents([], [missing])
+    for path in reference_files(folder):
+        data, problem = _read_file(path, folder)
+        if problem is not None:
+            problems.append(problem)
+            continue
+        reference, found = parse_reference(display_path(path, folder), data)
+        problems.extend(found)
+        if reference is not None:
+            parsed.append(reference)
+            sources[reference.id] = data
+    kept, cross = check_across_files(parsed)
+    problems.extend(cross)
+    return FolderContents(kept, sorted(problems), {r.id: sources[r.id] for r in kept})
+
+
+def _read_file(path: Path, folder: Path) -> tuple[bytes, Problem | None]:
+    shown = display_path(path, folder)
+    if path.is_symlink() and not path.resolve().is_relative_to(folder.resolve()):
+        return b"", Problem(shown, 0, "file", "symbolic link pointing outside the folder")
+    size = path.stat().st_size
+    if size > MAX_FILE_BYTES:
+        return b"", Problem(shown, 0, "file", f"{size} bytes is over the {MAX_FILE_BYTES} limit")
+    return path.read_bytes(), None
+
+
+def check_across_files(references: Sequence[Reference]) -> tuple[list[Reference], list[Problem]]:
+    """Drop references whose id or alias another file already claims; warn on dead links."""
+    claimed: dict[str, str] = {}
+    kept: list[Reference] = []
+    problems: list[Problem] = []
+    for reference in references:
+        names = [reference.id, *reference.aliases]
+        taken = [name for name in names if name in claimed]
+        if taken:
+            other = claimed[taken[0]]
+            message = f"duplicate id '{taken[0]}', already used by {other}"
+            problems.append(Problem(reference.path, 1, "front matter", message))
+            continue
+        claimed.update(dict.fromkeys(names, reference.path))
+        kept.append(reference)
+    known = {reference.id for reference in kept}
+    for reference in kept:
+        problems.extend(
+            Problem(reference.path, 1, "links", f"link to unknown reference '{target}'", "warning")
+            for target in reference.related
+            if target not in known
+        )
+    return kept, problems
+
+
+def folder_signature(folder: Path) -> tuple[tuple[str, int, int], ...]:
+    """Names, sizes and modification times of the reference files: cheap to take, and
+    different after any edit, `git pull`, addition or deletion."""
+    signature = []
+    for path in reference_files(folder):
+        with contextlib.suppress(FileNotFoundError):
+            stat = path.stat()
+            signature.append((path.name, stat.st_size, stat.st_mtime_ns))
+    return tuple(signature)

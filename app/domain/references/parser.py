@@ -1,0 +1,279 @@
+"""Parse one reference file into a `Reference` plus every problem found in it (pure)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from markdown_it.token import Token
+
+from app.domain.references.document import Cause, Check, Message, Reference, Source, content_hash
+from app.domain.references.fields import Collector, check_front_matter
+from app.domain.references.frontmatter import split_front_matter
+from app.domain.references.markdown import is_safe_url, linked_reference_id, render_markdown
+from app.domain.references.problems import Problem
+from app.domain.references.sections import Block, Section, list_items, split_sections
+from app.errors import FrontMatterError
+from app.urls import reference_id_in_path
+
+REQUIRED_SECTIONS = ("Message", "Context", "Causes", "Evidence checks", "Sources")
+WORKED_EXAMPLE = "Worked example"
+SEEN_IN = "Seen in"
+CHECK_VERDICT = re.compile(r"\b(confirm\w*|rules? out|ruled out)\b", re.IGNORECASE)
+SOURCE_SEPARATORS = " \t—–-:;,"
+
+
+def parse_reference(path: str, data: bytes) -> tuple[Reference | None, list[Problem]]:
+    """Parse the bytes of the file at `path`; the reference is None when any error was found."""
+    found = Collector(path)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        found.add(line, "encoding", "the file is not valid UTF-8")
+        return None, found.problems
+    text = text.replace("\r\n", "\n")
+    try:
+        split = split_front_matter(text)
+    except FrontMatterError as error:
+        found.add(error.line, "front matter", error.message)
+        return None, found.problems
+    meta = check_front_matter(split.values, split.key_lines, _file_stem(path), found)
+    body = _body(split.body, split.body_first_line, meta.get("calculator") is not None, found)
+    if any(problem.severity == "error" for problem in found.problems):
+        return None, found.problems
+    reference = Reference(**meta, **body, path=path, content_hash=content_hash(data))
+    return reference, found.problems
+
+
+def _file_stem(path: str) -> str:
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    return name.removesuffix(".md")
+
+
+def _body(text: str, first_line: int, has_calculator: bool, found: Collector) -> dict[str, Any]:
+    parsed = split_sections(text, first_line)
+    for line, message in parsed.stray:
+        found.add(line, "sections", message)
+    sections = _ordered_sections(parsed.sections, has_calculator, found)
+    if sections is None:
+        return {}
+    worked = sections.get(WORKED_EXAMPLE)
+    return {
+        "messages": _messages(sections["Message"], found),
+        "context_markdown": sections["Context"].markdown,
+        "context_html": render_markdown(sections["Context"].markdown),
+        "causes": _causes(sections["Causes"], found),
+        "checks": _checks(sections["Evidence checks"], found),
+        "worked_example_markdown": worked.markdown if worked else "",
+        "worked_example_html": render_markdown(worked.markdown) if worked else "",
+        "sources": _sources(sections["Sources"], found),
+        "related": _related(sections.values()),
+    }
+
+
+def _ordered_sections(
+    sections: list[Section], has_calculator: bool, found: Collector
+) -> dict[str, Section] | None:
+    expected = list(REQUIRED_SECTIONS)
+    if has_calculator:
+        expected.insert(expected.index("Sources"), WORKED_EXAMPLE)
+    names = [section.heading for section in sections]
+    for section in sections:
+        if section.heading not in expected:
+            hint = "" if section.heading != WORKED_EXAMPLE else " without a calculator"
+            found.add(section.line, "sections", f"unexpected section '{section.heading}'{hint}")
+    missing = [name for name in expected if name not in names]
+    for name in missing:
+        found.add(1, "sections", f"missing section '{name}'")
+    present = [name for name in names if name in expected]
+    if not missing and present != expected:
+        line = next(s.line for s, e in zip(sections, expected, strict=False) if s.heading != e)
+        found.add(line, "sections", f"sections must come in this order: {', '.join(expected)}")
+    if missing or present != expected or len(names) != len(set(names)):
+        return None
+    by_name = {section.heading: section for section in sections}
+    for section in by_name.values():
+        if not section.blocks:
+            found.add(section.line, section.heading, "the section is empty")
+    return by_name
+
+
+def _messages(section: Section, found: Collector) -> tuple[Message, ...]:
+    messages: list[Message] = []
+    blocks = section.blocks
+    for index, block in enumerate(blocks):
+        if block.kind in ("fence", "code_block"):
+            messages.append(_message(block, blocks[index + 1 : index + 2], found))
+        elif not _is_seen_in(block):
+            found.add(block.first_line, "Message", "only code blocks and 'Seen in' lines go here")
+    if not messages and section.blocks:
+        found.add(section.line, "Message", "at least one fenced code block is required")
+    return tuple(messages)
+
+
+def _message(block: Block, following: list[Block], found: Collector) -> Message:
+    text = block.tokens[0].content.strip("\n")
+    if not text.strip():
+        found.add(block.first_line, "Message", "empty message block")
+    seen_in = following[0] if following and _is_seen_in(following[0]) else None
+    if seen_in is None:
+        found.add(block.first_line, "Message", f"the block needs a '{SEEN_IN} [where](url)' line")
+        return Message(text=text, line=block.first_line, seen_in_markdown="", seen_in_url=None)
+    links = [href for href, _ in _links(seen_in.tokens)]
+    if not links:
+        found.add(seen_in.first_line, "Message", f"'{SEEN_IN}' line has no link")
+    for href in links:
+        _check_source_url(href, seen_in.first_line, "Message", found)
+    return Message(
+        text=text,
+        line=block.first_line,
+        seen_in_markdown=seen_in.source,
+        seen_in_url=links[0] if links else None,
+    )
+
+
+def _is_seen_in(block: Block) -> bool:
+    return block.kind == "paragraph_open" and block.tokens[1].content.startswith(SEEN_IN)
+
+
+def _single_list(section: Section, ordered: bool, found: Collector) -> list[Block]:
+    kinds = ("ordered_list_open",) if ordered else ("bullet_list_open", "ordered_list_open")
+    lists = [block for block in section.blocks if block.kind in kinds]
+    for block in section.blocks:
+        if block.kind not in kinds:
+            what = "an ordered list (1. 2. 3.)" if ordered else "a list"
+            found.add(block.first_line, section.heading, f"must hold only {what}")
+    return [item for block in lists for item in list_items(block)]
+
+
+def _causes(section: Section, found: Collector) -> tuple[Cause, ...]:
+    causes = []
+    for item in _single_list(section, ordered=True, found=found):
+        title = _bold_lead(item.tokens)
+        if title is None:
+            found.add(item.first_line, "Causes", "start the item with the cause in **bold**")
+        causes.append(
+            Cause(
+                title=title or "",
+                markdown=item.source,
+                html=render_markdown(item.source),
+                line=item.first_line,
+            )
+        )
+    return tuple(causes)
+
+
+def _bold_lead(tokens: list[Token]) -> str | None:
+    inline = next((token for token in tokens if token.type == "inline"), None)
+    children = [
+        child
+        for child in (inline.children if inline and inline.children else [])
+        if child.type != "text" or child.content
+    ]
+    if len(children) < 3 or children[0].type != "strong_open":
+        return None
+    closing = next(i for i, child in enumerate(children) if child.type == "strong_close")
+    text = "".join(child.content for child in children[1:closing])
+    return text.strip().rstrip(".:").strip() or None
+
+
+def _checks(section: Section, found: Collector) -> tuple[Check, ...]:
+    checks = []
+    for item in _single_list(section, ordered=False, found=found):
+        if not CHECK_VERDICT.search(item.source):
+            found.add(
+                item.first_line, "Evidence checks", "say which cause it confirms or rules out"
+            )
+        commands = tuple(t.content.strip("\n") for t in item.tokens if t.type == "fence")
+        checks.append(
+            Check(
+                markdown=item.source,
+                html=render_markdown(item.source),
+                commands=commands,
+                line=item.first_line,
+            )
+        )
+    return tuple(checks)
+
+
+def _sources(section: Section, found: Collector) -> tuple[Source, ...]:
+    sources = []
+    for item in _single_list(section, ordered=False, found=found):
+        source = _source(item, found)
+        if source is not None:
+            sources.append(source)
+    return tuple(sources)
+
+
+def _source(item: Block, found: Collector) -> Source | None:
+    links = _links(item.tokens)
+    if not links:
+        found.add(item.first_line, "Sources", "item has no [title](url) link")
+        return None
+    href, title = links[0]
+    if not href.strip():
+        found.add(item.first_line, "Sources", "link has no URL")
+        return None
+    _check_source_url(href, item.first_line, "Sources", found)
+    supports = _after_link(item.source, href).lstrip(SOURCE_SEPARATORS)
+    if not supports.strip():
+        found.add(item.first_line, "Sources", "say what the source supports after the link")
+    return Source(
+        title=title,
+        url=href,
+        supports_markdown=supports,
+        supports_html=render_markdown(supports),
+        line=item.first_line,
+    )
+
+
+def _after_link(source: str, href: str) -> str:
+    """What follows `[title](href)` in an item: found by its URL, since a title may itself
+    hold brackets or parentheses."""
+    start = source.find(f"]({href}")
+    if start < 0:
+        return ""
+    end = source.find(")", start + len(href) + 2)
+    return source[end + 1 :] if end >= 0 else ""
+
+
+def _check_source_url(href: str, line: int, rule: str, found: Collector) -> None:
+    if not href.lower().startswith(("http://", "https://")) or not is_safe_url(href):
+        found.add(line, rule, f"link must be a public http(s) URL, not '{href[:80]}'")
+
+
+def _links(tokens: list[Token]) -> list[tuple[str, str]]:
+    """Every (href, text) in the blocks, including links the renderer would refuse."""
+    links = []
+    for token in tokens:
+        children = token.children or []
+        for index, child in enumerate(children):
+            if child.type == "link_open":
+                text = children[index + 1].content if index + 1 < len(children) else ""
+                links.append((str(child.attrGet("href") or ""), text))
+        links.extend(_refused_links(token))
+    return links
+
+
+# A link whose URL the renderer refuses (`javascript:`) is parsed as plain text, so it is found
+# here instead: every `[text](url)` that did not become a link is still a broken source.
+_LINK_TEXT = re.compile(r"\[([^\]]*)\]\(([^)\s]*)[^)]*\)")
+
+
+def _refused_links(token: Token) -> list[tuple[str, str]]:
+    if token.type != "inline":
+        return []
+    texts = "".join(child.content for child in token.children or [] if child.type == "text")
+    return [(href, text) for text, href in _LINK_TEXT.findall(texts)]
+
+
+def _related(sections: Any) -> tuple[str, ...]:
+    related: list[str] = []
+    for section in sections:
+        for block in section.blocks:
+            for href, _ in _links(block.tokens):
+                reference_id = linked_reference_id(href) or reference_id_in_path(href)
+                if reference_id and reference_id not in related:
+                    related.append(reference_id)
+    return tuple(related)

@@ -1,0 +1,109 @@
+"""Match a pasted message or scan a whole log against the live catalog: one entry point for
+the pages, the JSON API, the MCP tools and the CLI, so all four answer alike.
+
+Every call says whether an unanswered query is remembered for the gaps list (`remember=`):
+the page and the JSON API remember what a person asked; tools and the CLI do not.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from app.config import DEFAULT_MATCH_LIMIT, MAX_MATCH_LIMIT
+from app.domain.catalog import Catalog
+from app.domain.matching.context import RunContext
+from app.domain.matching.highlight import Highlight, highlight
+from app.domain.matching.rank import match_text
+from app.domain.matching.results import Match, MatchResult, ScanResult
+from app.domain.matching.scan import scan_log
+from app.errors import InvalidInput
+from app.services.library import Library
+from app.store.gaps import remember_if_unanswered
+
+# A traceback or an NCCL error block is rarely longer than this; longer pastes are logs.
+LOG_LINE_THRESHOLD = 30
+# When a log has no hit, its last lines (where a job's fatal error usually is) are matched
+# as one message to name the closest references; the whole log would cost a second.
+LOG_TAIL_LINES = 400
+
+
+@dataclass(frozen=True, slots=True)
+class MatchCard:
+    """One ranked reference for a pasted message, with where it matched the text."""
+
+    match: Match
+    highlight: Highlight | None
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What a paste gave: ranked cards for a message, or a scan of a whole log (with the
+    closest references to its last lines when nothing in it matched)."""
+
+    kind: Literal["match", "scan"]
+    cards: tuple[MatchCard, ...]
+    scan: ScanResult | None
+    inferred: dict[str, str]
+
+    @property
+    def confident(self) -> bool:
+        if self.scan is not None:
+            return any(hit.confident for hit in self.scan.hits)
+        return any(card.match.confident for card in self.cards)
+
+
+def match_message(
+    library: Library,
+    text: str,
+    context: RunContext | None = None,
+    limit: int = DEFAULT_MATCH_LIMIT,
+    *,
+    remember: bool,
+) -> MatchResult:
+    """Rank the references for one message (a line, or a block such as a traceback); with
+    `remember`, a message nothing matched confidently is kept, redacted, as a gap."""
+    result = rank_message(library.catalog, text, context, limit)
+    if remember:
+        confident = any(match.confident for match in result.matches)
+        remember_if_unanswered(library.engine, library.settings, text, confident)
+    return result
+
+
+def rank_message(
+    catalog: Catalog, text: str, context: RunContext | None, limit: int
+) -> MatchResult:
+    """`match_message` on one snapshot, remembering nothing."""
+    if not 1 <= limit <= MAX_MATCH_LIMIT:
+        raise InvalidInput(f"limit: must be between 1 and {MAX_MATCH_LIMIT}", field="limit")
+    return match_text(catalog.index, text, context, limit)
+
+
+def scan_text(library: Library, log: str, context: RunContext | None = None) -> ScanResult:
+    """Find every reference a whole log shows, with line numbers and counts."""
+    return scan_log(library.catalog.index, log, context, max_lines=library.settings.max_log_lines)
+
+
+def looks_like_a_log(text: str) -> bool:
+    """A paste of many lines is scanned as a log; a line or a short block is matched."""
+    return text.count("\n") >= LOG_LINE_THRESHOLD
+
+
+def analyse_paste(library: Library, text: str, context: RunContext, *, remember: bool) -> Outcome:
+    """What the paste box answers: a whole log is scanned, anything shorter is matched as
+    one message (remembered as a gap when `remember` and nothing matched confidently)."""
+    if not text.strip():
+        raise InvalidInput("Paste a log line, a traceback or a whole log first.", field="log")
+    if looks_like_a_log(text):
+        scan = scan_text(library, text, context)
+        closest = () if scan.hits else _closest_in_log(library.catalog, text, context)
+        return Outcome("scan", closest, scan, scan.inferred_context)
+    result = match_message(library, text, context, remember=remember)
+    cards = tuple(MatchCard(match, highlight(text, match)) for match in result.matches)
+    return Outcome("match", cards, None, result.inferred_context)
+
+
+def _closest_in_log(catalog: Catalog, log: str, context: RunContext) -> tuple[MatchCard, ...]:
+    tail = "\n".join(log.splitlines()[-LOG_TAIL_LINES:])
+    result = rank_message(catalog, tail, context, DEFAULT_MATCH_LIMIT)
+    return tuple(MatchCard(match, None) for match in result.matches)

@@ -1,0 +1,149 @@
+"""Editing references: validate a text, save it as an editor (the draft kept on a conflict,
+dropped on success), read the file being edited and its history."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+
+from app.domain.references.document import Reference
+from app.domain.references.folder import MAX_FILE_BYTES, display_path
+from app.domain.references.parser import parse_reference
+from app.domain.references.problems import InvalidReference, Problem
+from app.errors import NotFound, PayloadTooLarge, StaleBase
+from app.services.library import Library
+from app.store import revisions
+from app.store.files import current_file, reference_file
+from app.store.models import DraftRow, RevisionRow
+from app.store.saves import Change, Saved, save_file
+
+CONFLICT_LABELS = ("on disk now", "your version")
+
+
+@dataclass(frozen=True)
+class Edit:
+    """A text an editor wants saved, and the version of the file it started from."""
+
+    reference_id: str
+    text: str
+    base_hash: str | None
+    creating: bool
+    message: str
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    """One revision with its diff against the one before."""
+
+    row: RevisionRow
+    diff: str
+
+
+def file_bytes(text: str) -> bytes:
+    """What a text is saved as: UTF-8 with plain newlines."""
+    return text.replace("\r\n", "\n").encode("utf-8")
+
+
+def validate_text(library: Library, reference_id: str, text: str) -> Reference:
+    """Parse `text` as the file of `reference_id`; InvalidReference lists every problem."""
+    data = file_bytes(text)
+    if len(data) > MAX_FILE_BYTES:
+        raise PayloadTooLarge(f"text: {len(data)} bytes is over the {MAX_FILE_BYTES} limit")
+    folder = library.settings.references_dir
+    path = reference_file(folder, reference_id)
+    reference, problems = parse_reference(display_path(path, folder), data)
+    errors = [problem for problem in problems if problem.severity == "error"]
+    errors.extend(_claims_taken(library, reference))
+    if errors or reference is None:
+        raise InvalidReference(errors)
+    return reference
+
+
+def _claims_taken(library: Library, reference: Reference | None) -> list[Problem]:
+    if reference is None:
+        return []
+    catalog = library.catalog
+    taken = []
+    for name in (reference.id, *reference.aliases):
+        owner = catalog.aliases.get(name) or (name if name in catalog.references else None)
+        if owner is not None and owner != reference.id:
+            message = f"'{name}' is already the id or an alias of {owner}"
+            taken.append(Problem(reference.path, 1, "front matter", message))
+    return taken
+
+
+def save_reference(library: Library, edit: Edit, author: str) -> Saved:
+    """Validate and save `edit` (see app.store.saves for the order), then serve it."""
+    reference = validate_text(library, edit.reference_id, edit.text)
+    path = reference_file(library.settings.references_dir, edit.reference_id)
+    change = Change(
+        path, file_bytes(edit.text), edit.base_hash, edit.creating, author, edit.message
+    )
+    saved = save_file(library.engine, reference, change)
+    library.refresh()
+    return saved
+
+
+def save_as_editor(library: Library, editor_id: int, author: str, edit: Edit) -> Saved:
+    """Save `edit` for an editor. On a conflict their text is kept as a draft and the
+    StaleBase carries the diff from the file on disk to it; a save drops their drafts."""
+    try:
+        saved = save_reference(library, edit, author)
+    except StaleBase as error:
+        revisions.keep_draft(library.engine, editor_id, edit.reference_id, edit.text)
+        error.diff = unified_diff(error.current_text or "", edit.text, *CONFLICT_LABELS)
+        raise
+    revisions.discard_drafts(library.engine, editor_id, edit.reference_id)
+    return saved
+
+
+def editable_file(library: Library, reference_id: str) -> tuple[str, str] | None:
+    """The text and version (content hash) of a reference's file now, None when missing."""
+    return current_file(library.settings.references_dir, reference_id)
+
+
+def existing_file(library: Library, reference_id: str) -> tuple[str, str]:
+    """`editable_file`, or NotFound."""
+    found = editable_file(library, reference_id)
+    if found is None:
+        raise NotFound(f"no reference file '{reference_id[:100]}'", field="id")
+    return found
+
+
+def check_id(library: Library, reference_id: str) -> None:
+    """Refuse an id that is no slug or resolves outside the folder, before anything else."""
+    reference_file(library.settings.references_dir, reference_id)
+
+
+def latest_draft(library: Library, editor_id: int, reference_id: str) -> DraftRow | None:
+    """The newest text of this editor for this reference that a conflict kept."""
+    return revisions.latest_draft(library.engine, editor_id, reference_id)
+
+
+def history(library: Library, reference_id: str) -> list[HistoryEntry]:
+    """Every revision of a reference, newest first, each with its diff; NotFound for none."""
+    check_id(library, reference_id)
+    rows = revisions.revisions(library.engine, reference_id)
+    if not rows:
+        raise NotFound(f"no revisions of '{reference_id[:100]}'", field="id")
+    older = [row.content for row in rows[1:]] + [""]
+    return [
+        HistoryEntry(row, unified_diff(previous, row.content, "before", "after"))
+        for row, previous in zip(rows, older, strict=True)
+    ]
+
+
+def revision_text(library: Library, reference_id: str, revision_id: int) -> str:
+    """The text of one revision of a reference, or NotFound."""
+    for row in revisions.revisions(library.engine, reference_id):
+        if row.id == revision_id:
+            return row.content
+    raise NotFound(f"no revision {revision_id} of '{reference_id[:100]}'", field="revision")
+
+
+def unified_diff(old: str, new: str, old_name: str, new_name: str) -> str:
+    """A unified diff of two texts, for conflicts and history."""
+    lines = difflib.unified_diff(
+        old.splitlines(keepends=True), new.splitlines(keepends=True), old_name, new_name
+    )
+    return "".join(lines)

@@ -1,0 +1,284 @@
+"""Public shapes every front end answers in (the JSON API, the MCP tools, `--json` in the
+CLI), built from the domain's results minus internal detail."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from app.config import DEFAULT_MATCH_LIMIT, MAX_MATCH_LIMIT
+from app.domain.calculators import Calculator, CalculatorResult
+from app.domain.matching.context import RunContext
+from app.domain.matching.rank import CONFIDENT_THRESHOLD
+from app.domain.matching.results import MatchResult, ScanResult
+from app.domain.references.document import Reference
+from app.errors import code_for
+
+# Where a reference's page lives; the API asks the router, the MCP tools and CLI
+# `app.urls.reference_path`.
+UrlFor = Callable[[str], str]
+
+
+class ReferenceSummary(BaseModel):
+    """A reference as listed: enough to choose which one to open."""
+
+    id: str
+    title: str
+    summary: str
+    category: str
+    tags: list[str]
+    frameworks: list[str]
+    phases: list[str]
+    hardware: list[str]
+    updated: dt.date
+    url: str = Field(description="Path of the reference's page; the JSON twin is under /api/v1.")
+
+    @classmethod
+    def of(cls, reference: Reference, url: str) -> ReferenceSummary:
+        return cls(
+            id=reference.id,
+            title=reference.title,
+            summary=reference.summary,
+            category=reference.category,
+            tags=list(reference.tags),
+            frameworks=list(reference.frameworks),
+            phases=list(reference.phases),
+            hardware=list(reference.hardware),
+            updated=reference.updated,
+            url=url,
+        )
+
+
+class ReferenceList(BaseModel):
+    """References that passed the filters, in title order."""
+
+    count: int
+    references: list[ReferenceSummary]
+
+    @classmethod
+    def of(cls, references: Iterable[Reference], url_for: UrlFor) -> ReferenceList:
+        summaries = [ReferenceSummary.of(r, url_for(r.id)) for r in references]
+        return cls(count=len(summaries), references=summaries)
+
+
+class ReferenceDetail(Reference):
+    """The whole structured reference: messages, context, causes, checks, sources."""
+
+    url: str = Field(description="Path of the reference's page.")
+
+    @classmethod
+    def of(cls, reference: Reference, url: str) -> ReferenceDetail:
+        return cls(**dict(reference), url=url)
+
+
+class ErrorDetail(BaseModel):
+    """What went wrong, in a shape that never changes."""
+
+    code: str = Field(description="Stable machine-readable code, e.g. `not_found`.")
+    message: str = Field(description="What went wrong, for a person.")
+    field: str | None = Field(default=None, description="The input field at fault, if any.")
+    problems: list[str] | None = Field(
+        default=None, description="Every problem of an invalid reference file, with its line."
+    )
+    diff: str | None = Field(
+        default=None, description="On a conflict: the file on disk now versus the text sent."
+    )
+
+
+class ErrorBody(BaseModel):
+    """Every API error: `{"error": {"code", "message", "field"}}`."""
+
+    error: ErrorDetail
+
+
+def error_body(
+    status: int,
+    message: str,
+    field: str | None = None,
+    problems: list[str] | None = None,
+    diff: str | None = None,
+) -> dict[str, Any]:
+    """The JSON error body for `status`: always code, message and field; problems and diff
+    only on the errors that carry them."""
+    detail = ErrorDetail(
+        code=code_for(status), message=message, field=field, problems=problems, diff=diff
+    )
+    absent = {name for name, value in (("problems", problems), ("diff", diff)) if value is None}
+    return ErrorBody(error=detail).model_dump(exclude={"error": absent})
+
+
+class Health(BaseModel):
+    """Liveness or readiness."""
+
+    status: str = Field(examples=["ok"])
+    references: int | None = Field(default=None, description="References in the index.")
+    problems: int | None = Field(default=None, description="Problems found at the last load.")
+
+
+def _shared_fields(
+    source: BaseModel, target: type[BaseModel], exclude: frozenset[str] | set[str] = frozenset()
+) -> dict[str, Any]:
+    """The fields of `source` that the public model `target` also has (its `url` is added
+    by the caller): the public shapes are the domain results minus internal detail."""
+    wanted = set(target.model_fields) - {"url"} - set(exclude)
+    return {name: getattr(source, name) for name in wanted}
+
+
+# Matching ---------------------------------------------------------------------------------
+
+EXAMPLE_LINE = (
+    "[rank3]:[E ProcessGroupNCCL.cpp:616] [Rank 3] Watchdog caught collective operation "
+    "timeout: WorkNCCL(SeqNum=1543, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, "
+    "Timeout(ms)=600000) ran for 600215 milliseconds before timing out."
+)
+
+
+class MatchRequest(BaseModel):
+    """A pasted message (a line, or a block such as a traceback) and what is known of the run."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    log: str = Field(description="The message as it appears in the log.", examples=[EXAMPLE_LINE])
+    context: RunContext | None = Field(default=None, description="What you know of the run.")
+    limit: int = Field(
+        default=DEFAULT_MATCH_LIMIT,
+        ge=1,
+        le=MAX_MATCH_LIMIT,
+        description="Most references to return.",
+    )
+
+
+class QueryEcho(BaseModel):
+    """How the text was read."""
+
+    normalized: str = Field(description="The text after masking numbers, paths, hosts, ...")
+    inferred_context: dict[str, str] = Field(description="Context found in the text itself.")
+
+
+class MatchPublic(BaseModel):
+    """A reference that may explain the message. A match never confirms a cause."""
+
+    id: str
+    title: str
+    summary: str
+    score: float = Field(ge=0, le=1, description="1 is an exact match of a message.")
+    confident: bool = Field(description="Score at or above the calibrated threshold.")
+    reasons: list[str] = Field(description="Why it matched: message, keywords, context.")
+    matched_message: str | None = Field(description="The reference's message that matched.")
+    url: str
+
+
+class MatchResponse(BaseModel):
+    """Ranked references for one message, best first; open each and run its checks."""
+
+    query: QueryEcho
+    matches: list[MatchPublic]
+    confident_threshold: float
+
+    @classmethod
+    def of(cls, result: MatchResult, url_for: UrlFor) -> MatchResponse:
+        matches = [
+            MatchPublic(**_shared_fields(match, MatchPublic), url=url_for(match.id))
+            for match in result.matches
+        ]
+        query = QueryEcho(normalized=result.normalized, inferred_context=result.inferred_context)
+        return cls(query=query, matches=matches, confident_threshold=CONFIDENT_THRESHOLD)
+
+
+class ScanRequest(BaseModel):
+    """A whole log and what is known of the run."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    log: str = Field(description="The log, up to the configured number of lines.")
+    context: RunContext | None = Field(default=None, description="What you know of the run.")
+
+
+class ScanHitPublic(BaseModel):
+    """A reference the log shows, with where."""
+
+    id: str
+    title: str
+    score: float = Field(ge=0, le=1)
+    confident: bool
+    count: int = Field(description="Lines that matched.")
+    first_line: int
+    last_line: int
+    line_numbers: list[int] = Field(description="1-based line numbers, capped.")
+    example: str = Field(description="One matching line as it appears in the log.")
+    url: str
+
+
+class ScanResponse(BaseModel):
+    """What a whole-log scan found, best reference first."""
+
+    lines: int
+    templates: int = Field(description="Distinct lines once numbers, paths, ... are masked.")
+    fuzzy_templates: int = Field(description="Templates compared with the references.")
+    capped: bool = Field(description="True when more templates qualified than were compared.")
+    inferred_context: dict[str, str]
+    hits: list[ScanHitPublic]
+
+    @classmethod
+    def of(cls, result: ScanResult, url_for: UrlFor) -> ScanResponse:
+        hits = [
+            ScanHitPublic(**_shared_fields(hit, ScanHitPublic), url=url_for(hit.id))
+            for hit in result.hits
+        ]
+        return cls(**_shared_fields(result, cls, exclude={"hits"}), hits=hits)
+
+
+# Calculators ------------------------------------------------------------------------------
+
+
+class CalculatorInfo(BaseModel):
+    """A calculator: what it models, its inputs (as JSON schema) and outputs."""
+
+    name: str
+    title: str
+    summary: str
+    formula: str
+    source_title: str
+    source_url: str
+    input_schema: dict[str, Any]
+    outputs: list[dict[str, str]]
+    defaults: dict[str, Any]
+
+    @classmethod
+    def of(cls, calculator: Calculator) -> CalculatorInfo:
+        return cls(
+            name=calculator.name,
+            title=calculator.title,
+            summary=calculator.summary,
+            formula=calculator.formula,
+            source_title=calculator.source_title,
+            source_url=calculator.source_url,
+            input_schema=calculator.input_schema(),
+            outputs=[
+                {"name": o.name, "label": o.label, "unit": o.unit, "help": o.help}
+                for o in calculator.outputs
+            ],
+            defaults=calculator.defaults(),
+        )
+
+
+class CalculatorList(BaseModel):
+    """Every calculator."""
+
+    calculators: list[CalculatorInfo]
+
+
+class CalculatorRun(BaseModel):
+    """The outputs of one run with the inputs it used (defaults filled in) and the formula."""
+
+    name: str
+    inputs: dict[str, Any]
+    outputs: dict[str, Any]
+    formula: str
+
+    @classmethod
+    def of(cls, result: CalculatorResult) -> CalculatorRun:
+        return cls(**result.to_dict())

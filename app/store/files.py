@@ -1,0 +1,99 @@
+"""Reference files on disk: where a reference's file is, what it holds now, and the atomic
+write (a temporary file beside it, fsynced, renamed over it) that every save uses."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import logging
+import os
+import secrets
+from pathlib import Path
+
+from app.domain.references.document import content_hash, is_slug
+from app.errors import FailrefError, InsufficientStorage, InvalidInput, Unavailable
+
+logger = logging.getLogger(__name__)
+
+# Saves write `.<id>.md.tmp-<random>` beside the target, then rename it over the target.
+TEMP_MARKER = ".tmp-"
+
+
+def reference_file(folder: Path, reference_id: str) -> Path:
+    """The file of `reference_id`, checked by the slug rule first and by resolving after."""
+    if not is_slug(reference_id):
+        raise InvalidInput("id: must be a slug of [a-z0-9] words joined by '-'", field="id")
+    path = (folder / f"{reference_id}.md").resolve()
+    if path.parent != folder.resolve():
+        raise InvalidInput("id: resolves outside the references folder", field="id")
+    return path
+
+
+def current_file(folder: Path, reference_id: str) -> tuple[str, str] | None:
+    """The text and content hash of the file on disk, or None when it does not exist."""
+    path = reference_file(folder, reference_id)
+    if not path.is_file():
+        return None
+    data = path.read_bytes()
+    return data.decode("utf-8", errors="replace"), content_hash(data)
+
+
+def read_text(path: Path) -> str:
+    """A file's text as an editor sees it, undecodable bytes replaced."""
+    return path.read_bytes().decode("utf-8", errors="replace")
+
+
+def write_temporary(path: Path, data: bytes) -> Path:
+    """`data` in a fresh, fsynced temporary file beside `path`; storage errors as ours."""
+    temporary = path.with_name(f".{path.name}{TEMP_MARKER}{secrets.token_hex(6)}")
+    try:
+        with temporary.open("xb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except OSError as error:
+        with contextlib.suppress(FileNotFoundError):
+            temporary.unlink()
+        raise storage_error(error) from None
+    return temporary
+
+
+def replace(temporary: Path, path: Path) -> None:
+    """Rename `temporary` over `path` and fsync the folder: the file is old or new, never torn."""
+    try:
+        os.replace(temporary, path)
+        directory = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(directory)
+        finally:
+            os.close(directory)
+    except OSError as error:
+        raise storage_error(error) from None
+
+
+def put_back(path: Path, previous: bytes | None) -> None:
+    """Undo the rename of a save whose database step failed: the old file, or none."""
+    try:
+        if previous is None:
+            path.unlink(missing_ok=True)
+        else:
+            replace(write_temporary(path, previous), path)
+    except (OSError, FailrefError):
+        # The next load records whatever file is there; nothing acknowledged is lost.
+        logger.exception("could not put %s back after a failed save", path.name)
+
+
+def storage_error(error: OSError) -> FailrefError:
+    """What a failed write tells the user: a full disk (507) or a file that cannot be written."""
+    if error.errno in (errno.ENOSPC, errno.EDQUOT):
+        return InsufficientStorage("the disk is full; nothing was saved, your text is kept below")
+    return Unavailable(f"the file could not be written ({error.strerror}); nothing was saved")
+
+
+def remove_leftover_temporaries(folder: Path) -> list[Path]:
+    """Delete the temporary files of saves that crashed before their rename."""
+    leftovers = [path for path in folder.glob(f".*.md{TEMP_MARKER}*") if path.is_file()]
+    for path in leftovers:
+        logger.warning("removing %s, left by an interrupted save", path.name)
+        path.unlink()
+    return leftovers

@@ -1,0 +1,87 @@
+"""Queries that found no confident match: what the docs team should write next.
+
+Only redacted, normalised text is stored (see app.domain.redact), grouped by template with a
+count; no IP, user or session is ever attached to a row.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import unicodedata
+
+from sqlalchemy import Engine
+from sqlmodel import Session, col, delete, select
+
+from app.config import GAPS_PAGE_SIZE, Settings
+from app.domain.matching.normalize import normalize_line
+from app.domain.redact import redact
+from app.store.db import writing
+from app.store.models import GapRow, utc_now
+
+MAX_STORED_CHARS = 2000  # a template longer than this is cut; the column holds no more
+# Control and format characters (ANSI escapes, bidi overrides, zero-width marks) are stored as
+# visible escapes: on the admin page they could otherwise hide or reorder what was pasted.
+INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp"})
+
+
+def visible(text: str) -> str:
+    """`text` with every control or format character written as a `\\uXXXX` escape."""
+    return "".join(
+        f"\\u{ord(char):04x}"
+        if unicodedata.category(char) in INVISIBLE_CATEGORIES and char != "\t"
+        else char
+        for char in text
+    )
+
+
+def gap_template(text: str) -> tuple[str, str] | None:
+    """(template, example) for a query: its first non-blank line, redacted, then masked."""
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    if not first:
+        return None
+    redacted = redact(first)
+    example = visible(redacted)[:MAX_STORED_CHARS]
+    template = visible(normalize_line(redacted))[:MAX_STORED_CHARS]
+    return (template, example) if template.strip() else None
+
+
+def record_gap(session: Session, text: str) -> None:
+    """Count one unanswered query under its template; the caller commits."""
+    found = gap_template(text)
+    if found is None:
+        return
+    template, example = found
+    row = session.exec(select(GapRow).where(GapRow.template == template)).first()
+    if row is None:
+        session.add(GapRow(template=template, example=example))
+        return
+    row.count += 1
+    row.last_seen = utc_now()
+    row.example = example
+    session.add(row)
+
+
+def remember_if_unanswered(engine: Engine, settings: Settings, text: str, confident: bool) -> None:
+    """Record `text` as a gap when nothing matched it confidently and storing is on."""
+    if confident or not settings.store_queries:
+        return
+    with writing(engine) as session:
+        record_gap(session, text)
+        session.commit()
+
+
+def list_gaps(session: Session, limit: int = GAPS_PAGE_SIZE) -> list[GapRow]:
+    """The most asked unanswered templates first, then the most recent."""
+    query = select(GapRow).order_by(col(GapRow.count).desc(), col(GapRow.last_seen).desc())
+    return list(session.exec(query.limit(limit)).all())
+
+
+def prune_gaps(session: Session, older_than: dt.timedelta) -> int:
+    """Delete gaps not seen within `older_than`; returns how many went."""
+    cutoff = utc_now() - older_than
+    stale = session.exec(select(GapRow.id).where(col(GapRow.last_seen) < cutoff)).all()
+    session.exec(delete(GapRow).where(col(GapRow.id).in_(stale)))
+    session.commit()
+    # Copy the WAL back into the file and empty it, so deleted text is gone from both.
+    session.connection().exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+    return len(stale)

@@ -1,0 +1,99 @@
+"""The one error contract, rendered: a JSON body (`services.schemas.ErrorBody`) on API,
+health and MCP paths, an error page everywhere else. Every handler, the body limit and the
+MCP endpoint answer through `error_response`."""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
+from sqlalchemy.exc import OperationalError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from app.errors import FailrefError
+from app.services.schemas import error_body
+from app.urls import answers_json
+from app.web.templating import page
+
+logger = logging.getLogger(__name__)
+
+# Starlette's form parser answers 400 to a form over its field count or a field over its
+# size: the form is too large, not malformed, so it gets the 413 of a body over the limit.
+FORM_LIMIT_MESSAGES = ("Too many fields", "Too many files", "Field exceeded", "Part exceeded")
+
+
+def wants_json(request: Request) -> bool:
+    """API, health and MCP paths always answer JSON; pages answer HTML."""
+    return answers_json(request.url.path)
+
+
+def error_response(
+    request: Request,
+    status: int,
+    message: str,
+    field: str | None = None,
+    problems: list[str] | None = None,
+    diff: str | None = None,
+) -> Response:
+    """The error answer for `request`: JSON in the fixed shape, or the error page."""
+    if wants_json(request):
+        body = error_body(status, message, field, problems, diff)
+        return JSONResponse(body, status_code=status)
+    return page(request, "error.html", status=status, status_code=status, message=message)
+
+
+def failure_response(request: Request, error: FailrefError) -> Response:
+    """`error_response` for one of our errors, with everything it carries."""
+    return error_response(
+        request, error.status, str(error), error.field, error.problems, error.diff
+    )
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Route every error through `error_response`."""
+
+    @app.exception_handler(FailrefError)
+    async def domain_error(request: Request, error: FailrefError) -> Response:
+        return failure_response(request, error)
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(request: Request, error: RequestValidationError) -> Response:
+        field, message = _first_validation_problem(error)
+        return error_response(request, 422, message, field)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, error: StarletteHTTPException) -> Response:
+        status, message = error.status_code, str(error.detail)
+        if status == 400 and message.startswith(FORM_LIMIT_MESSAGES):
+            status = 413
+        response = error_response(request, status, message)
+        for name, value in (error.headers or {}).items():
+            response.headers[name] = value
+        return response
+
+    @app.exception_handler(OperationalError)
+    async def database_busy(request: Request, error: OperationalError) -> Response:
+        # "database is locked" past the busy timeout, a full disk, a vanished file: the
+        # request can be retried; the details stay in the log, never in the response.
+        logger.error("database error on %s %s: %s", request.method, request.url.path, error.orig)
+        return error_response(
+            request, 503, "The database is busy or unavailable; try again shortly."
+        )
+
+    @app.exception_handler(Exception)
+    async def unexpected_error(request: Request, error: Exception) -> Response:
+        logger.exception("unhandled error on %s %s", request.method, request.url.path)
+        return error_response(request, 500, "Something went wrong on our side; it has been logged.")
+
+
+def _first_validation_problem(error: RequestValidationError) -> tuple[str | None, str]:
+    problems = error.errors()
+    if not problems:
+        return None, "invalid input"
+    first = problems[0]
+    location = [str(part) for part in first.get("loc", ()) if part not in ("body", "query")]
+    field = ".".join(location) or None
+    message = f"{field}: {first.get('msg', 'invalid')}" if field else str(first.get("msg"))
+    return field, message

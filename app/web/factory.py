@@ -1,0 +1,90 @@
+"""The app factory: `create_app(settings)` wires routes, static files, errors and start-up."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
+from fastapi.staticfiles import StaticFiles
+from starlette.concurrency import run_in_threadpool
+from starlette.routing import Route
+
+from app.config import Settings
+from app.mcp.tools import build_mcp_server
+from app.services.library import open_library
+from app.services.watcher import Watcher
+from app.urls import MCP_PATH, STATIC_PATH
+from app.web.errors import install_error_handlers
+from app.web.mcp_endpoint import StreamableHTTPEndpoint, app_library
+from app.web.middleware.body_limit import BodyLimit
+from app.web.middleware.fast_reads import ReferenceReads
+from app.web.middleware.security_headers import SecurityHeaders
+from app.web.ratelimit import RateLimiter
+from app.web.routes import api, api_editing, editor, health, pages
+
+logger = logging.getLogger(__name__)
+
+DESCRIPTION = (
+    "Match a GPU training or inference log against references of known performance "
+    "failures. A matching message never confirms a cause: each reference lists the "
+    "evidence checks that do."
+)
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """Build the app; the database is opened and the references loaded at start-up."""
+    settings = settings or Settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        library = await run_in_threadpool(open_library, settings)
+        app.state.library = library
+        watcher = Watcher(library, settings.reload_interval_s)
+        if settings.reload_interval_s > 0:
+            watcher.start()
+        try:
+            async with mcp_endpoint.running():
+                yield
+        finally:
+            if settings.reload_interval_s > 0:
+                watcher.stop()
+            library.close()
+
+    app = FastAPI(
+        title="failref",
+        description=DESCRIPTION,
+        version="0.1.0",
+        lifespan=lifespan,
+        docs_url=None,  # served by health.docs_router with local assets (CSP, offline)
+        redoc_url=None,
+    )
+    app.state.settings = settings
+    app.state.rate_limiter = RateLimiter(
+        settings.rate_limit_per_minute, burst=max(1, settings.rate_limit_per_minute // 4)
+    )
+    mcp_server = build_mcp_server(app_library(app))
+    mcp_endpoint = StreamableHTTPEndpoint(mcp_server, settings.max_body_bytes)
+    app.router.routes.append(Route(MCP_PATH, mcp_endpoint, include_in_schema=False))
+    app.mount(STATIC_PATH, StaticFiles(directory=settings.static_dir), name="static")
+    app.include_router(health.router)
+    app.include_router(health.docs_router)
+    app.include_router(api.router)
+    app.include_router(api_editing.router)
+    app.include_router(api.json_router)
+    app.include_router(pages.router)
+    app.include_router(editor.router)
+    install_error_handlers(app)
+    app.add_middleware(ReferenceReads)  # innermost of ours: CORS and headers still apply
+    if settings.cors_origins:
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=settings.cors_origins,
+            allow_methods=["GET", "POST"],
+            allow_headers=["Content-Type"],
+        )
+    app.add_middleware(BodyLimit, max_body_bytes=settings.max_body_bytes)
+    app.add_middleware(SecurityHeaders)
+    return app

@@ -1,0 +1,1 @@
+"""Pure ASGI middleware: body limit, security headers, and fast reads of reference JSON."""

@@ -1,0 +1,159 @@
+"""JSON API under /api/v1: the twin of every page, for scripts, chatbots and agents."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, Depends, Query, Request
+from fastapi.responses import Response
+
+from app.domain.calculators import CALCULATORS, get_calculator
+from app.domain.catalog import ReferenceFilter, get_reference, list_references
+from app.errors import UnsupportedMediaType
+from app.services.analysis import match_message, scan_text
+from app.services.schemas import (
+    CalculatorInfo,
+    CalculatorList,
+    CalculatorRun,
+    MatchRequest,
+    MatchResponse,
+    ReferenceDetail,
+    ReferenceList,
+    ScanRequest,
+    ScanResponse,
+)
+from app.urls import API_REFERENCE, API_REFERENCES, API_V1
+from app.web.bodies import SafeBodyRoute, media_type
+from app.web.deps import CatalogDep, LibraryDep, catalog_of
+from app.web.middleware.fast_reads import reference_response
+from app.web.ratelimit import RateLimited
+from app.web.routes.openapi import errors
+from app.web.templating import page_path
+
+
+def require_json(request: Request) -> None:
+    """Refuse a body that is not declared as JSON (415) before parsing it."""
+    if media_type(request.headers) != "application/json":
+        raise UnsupportedMediaType("send the body as application/json")
+
+
+router = APIRouter(prefix=API_V1, tags=["references"], route_class=SafeBodyRoute)
+json_router = APIRouter(
+    prefix=API_V1, dependencies=[Depends(require_json)], route_class=SafeBodyRoute
+)
+NOT_FOUND = errors(404)
+
+
+def reference_url(request: Request, reference_id: str) -> str:
+    """Path of a reference's page, behind any root path, as the pages link it."""
+    return page_path(request, "reference_page", reference_id=reference_id)
+
+
+@router.get(API_REFERENCES, response_model=ReferenceList, summary="List references")
+def api_list_references(
+    request: Request,
+    catalog: CatalogDep,
+    category: Annotated[str | None, Query(description="training, inference, ...")] = None,
+    tag: Annotated[str | None, Query(description="Only references with this tag.")] = None,
+    framework: Annotated[str | None, Query(description="e.g. pytorch, vllm.")] = None,
+    phase: Annotated[str | None, Query(description="e.g. training, inference.")] = None,
+    q: Annotated[
+        str | None, Query(description="Words to find in title, summary, tags, messages.")
+    ] = None,
+) -> ReferenceList:
+    """List the references that pass every given filter, in title order."""
+    filters = ReferenceFilter(category, tag, framework, phase, q)
+    references = list_references(catalog, filters)
+    return ReferenceList.of(references, partial(reference_url, request))
+
+
+@router.get(
+    API_REFERENCE,
+    response_model=ReferenceDetail,
+    responses=NOT_FOUND,
+    summary="Get one reference",
+)
+async def api_get_reference(request: Request, reference_id: str) -> Response:
+    """The whole structured reference: messages, context, causes, evidence checks, sources.
+    The `ETag` names the file's version; send it as `If-Match` with a `PUT`."""
+    # Known ids are usually answered before routing by fast_reads.ReferenceReads, the same way.
+    catalog = catalog_of(request)
+    reference = get_reference(catalog, reference_id)
+    reply = reference_response(catalog, reference, request.headers.get("if-none-match"))
+    headers = {name.decode(): value.decode() for name, value in reply.headers}
+    return Response(reply.body, status_code=reply.status, headers=headers)
+
+
+@json_router.post(
+    "/match",
+    response_model=MatchResponse,
+    responses=errors(413, 415, 422, 429),
+    tags=["matching"],
+    summary="Match a message",
+)
+def api_match(
+    request: Request, body: MatchRequest, library: LibraryDep, _budget: RateLimited
+) -> MatchResponse:
+    """Rank the references that may explain one pasted message (a line or a short block such
+    as a traceback), best first. A match never confirms a cause: open the reference and run
+    its evidence checks."""
+    result = match_message(library, body.log, body.context, body.limit, remember=True)
+    return MatchResponse.of(result, partial(reference_url, request))
+
+
+@json_router.post(
+    "/scan",
+    response_model=ScanResponse,
+    responses=errors(413, 415, 422, 429),
+    tags=["matching"],
+    summary="Scan a whole log",
+)
+def api_scan(
+    request: Request, body: ScanRequest, library: LibraryDep, _budget: RateLimited
+) -> ScanResponse:
+    """Find every reference a whole log shows, with the count of matching lines, their line
+    numbers and an example line per reference."""
+    result = scan_text(library, body.log, body.context)
+    return ScanResponse.of(result, partial(reference_url, request))
+
+
+@router.get(
+    "/calculators", response_model=CalculatorList, tags=["calculators"], summary="List calculators"
+)
+def api_list_calculators() -> CalculatorList:
+    """Every calculator with its input schema (units, bounds, defaults) and outputs."""
+    return CalculatorList(calculators=[CalculatorInfo.of(c) for c in CALCULATORS.values()])
+
+
+@router.get(
+    "/calculators/{name}",
+    response_model=CalculatorInfo,
+    responses=NOT_FOUND,
+    tags=["calculators"],
+    summary="Describe a calculator",
+)
+def api_get_calculator(name: str) -> CalculatorInfo:
+    """One calculator with its input schema and outputs."""
+    return CalculatorInfo.of(get_calculator(name))
+
+
+@json_router.post(
+    "/calculators/{name}",
+    response_model=CalculatorRun,
+    responses=errors(404, 413, 415, 422),
+    tags=["calculators"],
+    summary="Run a calculator",
+)
+def api_run_calculator(
+    name: str,
+    inputs: Annotated[
+        dict[str, Any],
+        Body(
+            description="Inputs by name; missing ones take their defaults.",
+            examples=[{"gradient_gb": 140, "workers": 256, "slow_gbps": 25}],
+        ),
+    ],
+) -> CalculatorRun:
+    """Run a calculator; the answer holds the outputs with the inputs used and the formula."""
+    return CalculatorRun.of(get_calculator(name).run(inputs))

@@ -1,0 +1,109 @@
+"""Saving a reference file through the JSON API, with ETags for conflicts."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+from pydantic import BaseModel
+from starlette.concurrency import run_in_threadpool
+
+from app.errors import (
+    InvalidInput,
+    PreconditionFailed,
+    PreconditionRequired,
+    StaleBase,
+    UnsupportedMediaType,
+)
+from app.services.editing import Edit, editable_file, save_as_editor
+from app.services.library import Library
+from app.urls import API_REFERENCE, API_V1
+from app.web.bodies import SafeBodyRoute, media_type
+from app.web.deps import LibraryDep
+from app.web.guards import EditorDep
+from app.web.middleware.fast_reads import entity_tag
+from app.web.routes.api import reference_url
+from app.web.routes.openapi import errors
+
+MARKDOWN_TYPES = frozenset({"text/markdown", "text/x-markdown", "text/plain"})
+MAX_CHANGE_MESSAGE_CHARS = 500
+
+router = APIRouter(prefix=API_V1, tags=["references"], route_class=SafeBodyRoute)
+
+
+class Saved(BaseModel):
+    """An acknowledged save: the reference, its new revision and version tag."""
+
+    id: str
+    revision: int
+    etag: str
+    url: str
+
+
+@router.put(
+    API_REFERENCE,
+    response_model=Saved,
+    responses={
+        201: {"model": Saved, "description": "Created (sent with `If-None-Match: *`)."},
+        **errors(401, 403, 404, 412, 413, 415, 422, 428, 503, 507),
+    },
+    tags=["editing"],
+    summary="Save a reference file",
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {"text/markdown": {"schema": {"type": "string"}}},
+        }
+    },
+)
+async def api_put_reference(
+    request: Request, reference_id: str, editor: EditorDep, library: LibraryDep
+) -> Response:
+    """Replace the whole file (front matter and Markdown) of a reference. Send the `ETag` of
+    `GET /references/{id}` as `If-Match`; `If-None-Match: *` creates a new reference. An
+    optional `X-Change-Message` header becomes the revision's message."""
+    if media_type(request.headers) not in MARKDOWN_TYPES:
+        raise UnsupportedMediaType("send the file as text/markdown")
+    text = _decode(await request.body())
+    creating = request.headers.get("if-none-match", "").strip() == "*"
+    base = _base_from(request.headers.get("if-match"), library, reference_id)
+    if base is None and not creating:
+        raise PreconditionRequired("send If-Match with the ETag of the version you edited")
+    message = request.headers.get("x-change-message", "")[:MAX_CHANGE_MESSAGE_CHARS]
+    edit = Edit(reference_id, text, base, creating, message or "edited through the API")
+    try:
+        saved = await run_in_threadpool(save_as_editor, library, editor.id, editor.name, edit)
+    except StaleBase as error:
+        failed = PreconditionFailed(str(error), field="If-Match")
+        failed.diff = error.diff
+        raise failed from None
+    etag = entity_tag(saved.content_hash)
+    body = Saved(
+        id=reference_id,
+        revision=saved.revision_id,
+        etag=etag,
+        url=reference_url(request, reference_id),
+    )
+    return Response(
+        body.model_dump_json(),
+        status_code=201 if creating else 200,
+        media_type="application/json",
+        headers={"ETag": etag},
+    )
+
+
+def _decode(data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InvalidInput("the body is not valid UTF-8", field="body") from None
+
+
+def _base_from(if_match: str | None, library: Library, reference_id: str) -> str | None:
+    """The content hash an `If-Match` names (quoted, possibly weak); `*` names whatever
+    version exists now (none: the save fails with 412 like any stale base); None when absent."""
+    if not if_match or not if_match.strip():
+        return None
+    if if_match.strip() == "*":
+        found = editable_file(library, reference_id)
+        return found[1] if found else "*"
+    return if_match.strip().removeprefix("W/").strip('"')

@@ -1,0 +1,222 @@
+"""HTML pages; each is built from the same service functions as its JSON twin."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Form, Query, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from app.domain.calculators import CALCULATORS, get_calculator
+from app.domain.catalog import (
+    Catalog,
+    ReferenceFilter,
+    facets,
+    get_reference,
+    list_references,
+    references_using,
+    related_references,
+    resolve_alias,
+)
+from app.domain.matching.rank import CONFIDENT_THRESHOLD
+from app.domain.references.document import PHASES
+from app.errors import InvalidInput, NotFound
+from app.services.analysis import Outcome, analyse_paste
+from app.services.library import Library
+from app.services.readers import feedback_counts, record_feedback
+from app.urls import REFERENCE_FEEDBACK, REFERENCE_PAGE
+from app.web.bodies import SafeBodyRoute
+from app.web.deps import CatalogDep, LibraryDep
+from app.web.guards import OptionalEditor, same_origin
+from app.web.ratelimit import RateLimited, spend_budget
+from app.web.templating import page, page_path
+from app.web.views.calculator_panel import CalculatorPanel, build_panel, preset_inputs
+from app.web.views.paste import CONTEXT_LABELS, EXAMPLES, PasteForm
+
+router = APIRouter(include_in_schema=False, route_class=SafeBodyRoute)
+
+
+def paste_page(
+    request: Request,
+    catalog: Catalog,
+    form: PasteForm,
+    outcome: Outcome | None = None,
+    error: InvalidInput | None = None,
+) -> HTMLResponse:
+    """The start page: the paste form, refilled, with results or an error when there are."""
+    shown, inferred_fields = (
+        form.with_inferred(outcome.inferred) if outcome else (form, frozenset())
+    )
+    share = form.share_query() if outcome and outcome.kind == "match" else None
+    return page(
+        request,
+        "home.html",
+        status=error.status if error else 200,
+        form=shown,
+        outcome=outcome,
+        error=error,
+        errors={error.field or "log": error.message} if error else {},
+        inferred_fields=inferred_fields,
+        context_labels=CONTEXT_LABELS,
+        share_url=page_path(request, "home", share) if share else None,
+        examples=[e for e in EXAMPLES if e.reference_id in catalog.references],
+        frameworks=[name for name, _ in facets(catalog).frameworks],
+        phases=PHASES,
+        references=list_references(catalog, ReferenceFilter()),
+        threshold=CONFIDENT_THRESHOLD,
+    )
+
+
+def answer_paste(request: Request, library: Library, form: PasteForm) -> HTMLResponse:
+    """Results for the form, or the form again with the problem (422). A single message
+    that nothing matched confidently is remembered, redacted, for the gaps list."""
+    catalog = library.catalog
+    try:
+        outcome = analyse_paste(library, form.log, form.run_context(), remember=True)
+    except InvalidInput as error:
+        return paste_page(request, catalog, form, error=error)
+    return paste_page(request, catalog, form, outcome)
+
+
+@router.get("/", response_class=HTMLResponse, name="home")
+def home(
+    request: Request,
+    library: LibraryDep,
+    q: Annotated[str, Query(description="A short message to match: a shareable URL.")] = "",
+    framework: Annotated[str, Query()] = "",
+    phase: Annotated[str, Query()] = "",
+    gpu: Annotated[str, Query()] = "",
+    gpus: Annotated[str, Query()] = "",
+    model: Annotated[str, Query()] = "",
+    notes: Annotated[str, Query()] = "",
+) -> HTMLResponse:
+    """The paste form and every reference; with `?q=` the results for that message."""
+    form = PasteForm.of(
+        q, framework=framework, phase=phase, gpu=gpu, gpus=gpus, model=model, notes=notes
+    )
+    if not q.strip():
+        return paste_page(request, library.catalog, form)
+    spend_budget(request)  # a shared link runs a match and may store a gap, like a paste
+    return answer_paste(request, library, form)
+
+
+@router.post("/", response_class=HTMLResponse, name="paste")
+def paste(
+    request: Request,
+    library: LibraryDep,
+    _budget: RateLimited,
+    log: Annotated[str, Form()] = "",
+    framework: Annotated[str, Form()] = "",
+    phase: Annotated[str, Form()] = "",
+    gpu: Annotated[str, Form()] = "",
+    gpus: Annotated[str, Form()] = "",
+    model: Annotated[str, Form()] = "",
+    notes: Annotated[str, Form()] = "",
+) -> HTMLResponse:
+    """Match a pasted message, or scan a pasted log, with the run context given."""
+    form = PasteForm.of(
+        log, framework=framework, phase=phase, gpu=gpu, gpus=gpus, model=model, notes=notes
+    )
+    return answer_paste(request, library, form)
+
+
+@router.get("/references", response_class=HTMLResponse, name="browse")
+def browse(
+    request: Request,
+    catalog: CatalogDep,
+    category: Annotated[str | None, Query()] = None,
+    tag: Annotated[str | None, Query()] = None,
+    framework: Annotated[str | None, Query()] = None,
+    phase: Annotated[str | None, Query()] = None,
+    q: Annotated[str | None, Query()] = None,
+) -> HTMLResponse:
+    """All references, filtered by category, tag, framework, phase and text."""
+    filters = ReferenceFilter(category or None, tag or None, framework or None, phase or None, q)
+    return page(
+        request,
+        "browse.html",
+        references=list_references(catalog, filters),
+        filters=filters,
+        facets=facets(catalog),
+        total=len(catalog.references),
+    )
+
+
+@router.get(REFERENCE_PAGE, response_class=HTMLResponse, name="reference_page")
+def reference_page(
+    request: Request, reference_id: str, library: LibraryDep, editor: OptionalEditor
+) -> Response:
+    """One reference; a former id (alias) redirects here permanently. Editors also see the
+    readers' feedback and the edit and history links."""
+    catalog = library.catalog
+    current = resolve_alias(catalog, reference_id)
+    if current is not None:
+        target = request.app.url_path_for("reference_page", reference_id=current)
+        return RedirectResponse(target, status_code=301)
+    try:
+        reference = get_reference(catalog, reference_id)
+    except NotFound:
+        return page(request, "not_found.html", status=404, missing=reference_id[:100])
+    panel = None
+    if reference.calculator is not None:
+        calculator = get_calculator(reference.calculator.name)
+        preset = preset_inputs(calculator, reference.calculator.inputs)
+        panel = build_panel(calculator, preset, request.query_params)
+    return page(
+        request,
+        "reference.html",
+        status=panel_status(panel),
+        reference=reference,
+        related=related_references(catalog, reference),
+        panel=panel,
+        editor=editor,
+        feedback=feedback_counts(library, reference.id) if editor else None,
+        thanks=request.query_params.get("feedback") == "thanks",
+        saved=editor is not None and request.query_params.get("saved") == "1",
+    )
+
+
+@router.post(REFERENCE_FEEDBACK, name="reference_feedback")
+def reference_feedback(
+    request: Request,
+    reference_id: str,
+    library: LibraryDep,
+    _budget: RateLimited,
+    helpful: Annotated[Literal["yes", "no"], Form()],
+) -> Response:
+    """ "Did this help?" from a reader: counted, then back to the reference (204 for scripts)."""
+    same_origin(request)
+    reference = get_reference(library.catalog, reference_id)
+    record_feedback(library, reference.id, helpful == "yes")
+    if request.headers.get("x-requested-with") == "fetch":
+        return Response(status_code=204)
+    target = page_path(request, "reference_page", {"feedback": "thanks"}, reference_id=reference.id)
+    return RedirectResponse(target, status_code=303)
+
+
+def panel_status(panel: CalculatorPanel | None) -> int:
+    """422 when the submitted calculator inputs are wrong; the page still shows."""
+    return 422 if panel is not None and panel.has_errors else 200
+
+
+@router.get("/calculators", response_class=HTMLResponse, name="calculator_list")
+def calculator_list(request: Request, catalog: CatalogDep) -> HTMLResponse:
+    """Every calculator, with the references whose worked example uses it."""
+    used_by = {name: references_using(catalog, name) for name in CALCULATORS}
+    return page(
+        request, "calculators.html", calculators=list(CALCULATORS.values()), used_by=used_by
+    )
+
+
+@router.get("/calculators/{name}", response_class=HTMLResponse, name="calculator_page")
+def calculator_page(request: Request, name: str, catalog: CatalogDep) -> HTMLResponse:
+    """One calculator on its own, starting from its default inputs."""
+    calculator = get_calculator(name)
+    panel = build_panel(calculator, calculator.defaults(), request.query_params)
+    return page(
+        request,
+        "calculator.html",
+        status=panel_status(panel),
+        panel=panel,
+        used_by=references_using(catalog, name),
+    )

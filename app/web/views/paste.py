@@ -1,0 +1,120 @@
+"""The paste form of the start page: its fields, the run context they give, and what to show.
+
+The routes parse the request into a `PasteForm`; `app.services.analysis` does the matching.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from app.domain.matching.context import RunContext
+from app.domain.redact import SECRET, redact
+from app.errors import InvalidInput
+
+# A shareable `/?q=` URL stays short enough for chat messages and server logs.
+SHARE_MAX_CHARS = 500
+CONTEXT_FIELDS = ("framework", "phase", "gpu", "gpus", "model", "notes")
+CONTEXT_LABELS = {
+    "framework": "Framework",
+    "phase": "Phase",
+    "gpu": "GPU type",
+    "gpus": "GPU count",
+    "model": "Model",
+    "notes": "Notes",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Example:
+    """A real log line that a shipped reference explains, offered as a one-click try."""
+
+    reference_id: str
+    line: str
+
+
+# Real lines from public issues (the labelled set holds their sources); each is matched
+# confidently to its reference, which the page tests check on the shipped references.
+EXAMPLES = (
+    Example(
+        "torch-compile-hang-timeout",
+        "[rank2]:[E112 15:47:18.728729935 ProcessGroupNCCL.cpp:629] [Rank 2] Watchdog caught "
+        "collective operation timeout: WorkNCCL(SeqNum=1085, OpType=ALLREDUCE, NumelIn=4096, "
+        "NumelOut=4096, Timeout(ms)=600000) ran for 600045 milliseconds before timing out.",
+    ),
+    Example(
+        "kv-cache-exhaustion",
+        "ValueError: No available memory for the cache blocks. Try increasing "
+        "`gpu_memory_utilization` when initializing the engine.",
+    ),
+    Example(
+        "mixed-precision-nan-divergence",
+        "Exception: Current loss scale already at minimum - cannot decrease scale anymore. "
+        "Exiting run.",
+    ),
+    Example(
+        "hbm-memory-failures",
+        "NVRM: Xid (PCI:0000:10:1c): 63, pid=1896, Row Remapper: New row marked for remapping, "
+        "reset gpu to activate.",
+    ),
+    Example(
+        "deepspeed-zero3-sync-prefetch",
+        "Invalidate trace cache @ step 10: expected module 11, but got module 19",
+    ),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class PasteForm:
+    """The text and run context as typed; strings throughout, so the form refills as typed."""
+
+    log: str = ""
+    framework: str = ""
+    phase: str = ""
+    gpu: str = ""
+    gpus: str = ""
+    model: str = ""
+    notes: str = ""
+
+    @classmethod
+    def of(cls, log: str, **context: str) -> PasteForm:
+        """A form with browser line endings (CRLF) turned into plain newlines."""
+        return cls(log.replace("\r\n", "\n"), **{k: v.strip() for k, v in context.items()})
+
+    def run_context(self) -> RunContext:
+        """The run context the user gave; InvalidInput names a field that makes no sense."""
+        gpus = None
+        if self.gpus:
+            if not self.gpus.isdigit() or int(self.gpus) < 1:
+                raise InvalidInput("GPU count: must be a whole number, 1 or more", field="gpus")
+            gpus = int(self.gpus)
+        return RunContext(
+            framework=self.framework or None,
+            phase=self.phase or None,
+            gpu=self.gpu or None,
+            gpus=gpus,
+            model=self.model or None,
+            notes=self.notes or None,
+        )
+
+    def context_values(self) -> dict[str, str]:
+        """The context fields the user filled in."""
+        return {name: getattr(self, name) for name in CONTEXT_FIELDS if getattr(self, name)}
+
+    def with_inferred(self, inferred: dict[str, str]) -> tuple[PasteForm, frozenset[str]]:
+        """The form with empty context fields filled from the text, and which ones were."""
+        filled = {
+            name: value
+            for name, value in inferred.items()
+            if name in CONTEXT_FIELDS and not getattr(self, name)
+        }
+        return replace(self, **filled), frozenset(filled)
+
+    def share_query(self) -> dict[str, str] | None:
+        """The `/?q=` parameters of a short single line; None when too long or holding a secret."""
+        text = self.log.strip()
+        if not text or len(text) > SHARE_MAX_CHARS or "\n" in text:
+            return None
+        # A link puts its text in URLs (history, proxies, chat): never one holding a secret.
+        if redact(text).count(SECRET) > text.count(SECRET):
+            return None
+        return {"q": text, **self.context_values()}

@@ -1,0 +1,115 @@
+"""The `failref` command: exit codes and output."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from paths import FIXTURES
+from sqlmodel import Session
+
+from app.cli.commands import cli
+from app.config import Settings
+from app.store.db import make_engine, upgrade_database
+from app.store.models import GapRow, utc_now
+
+
+@pytest.fixture
+def runner(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
+    monkeypatch.setenv("FAILREF_DATABASE_URL", settings.database_url)
+    monkeypatch.setenv("FAILREF_REFERENCES_DIR", str(settings.references_dir))
+    return CliRunner()
+
+
+def test_check_passes_a_good_folder(runner: CliRunner) -> None:
+    result = runner.invoke(cli, ["check", str(FIXTURES / "good")])
+    assert result.exit_code == 0, result.output
+    assert result.output.strip().endswith("2 references, no problems.")
+
+
+def test_check_lists_every_problem_and_exits_1(runner: CliRunner) -> None:
+    result = runner.invoke(cli, ["check", str(FIXTURES / "broken")])
+    assert result.exit_code == 1
+    assert "error: broken/bad-yaml.md:7: front matter: invalid YAML" in result.output
+    assert "warning: broken/dead-link.md:1: links: link to unknown reference" in result.output
+    files = len(list((FIXTURES / "broken").glob("*.md")))
+    assert f"in {files} file(s); 1 valid." in result.output
+
+
+def test_check_defaults_to_the_configured_folder(runner: CliRunner) -> None:
+    result = runner.invoke(cli, ["check"])
+    assert result.exit_code == 0
+    assert "2 references, no problems." in result.output
+
+
+def test_load_then_show(runner: CliRunner) -> None:
+    loaded = runner.invoke(cli, ["load"])
+    assert loaded.exit_code == 0, loaded.output
+    assert "2 references in the index." in loaded.output
+    shown = runner.invoke(cli, ["show", "stuck-rank"])
+    assert shown.exit_code == 0
+    assert "One rank is stuck while the others wait" in shown.output
+    assert "  1. Compilation on one rank" in shown.output
+    as_json = runner.invoke(cli, ["show", "stuck-rank", "--json"])
+    assert json.loads(as_json.output)["id"] == "stuck-rank"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "says"),
+    [
+        pytest.param(["show", "nope"], "Error: no reference with id 'nope'", id="show"),
+        pytest.param(
+            ["editor", "add", "not a name!"], "Error: editor names are 1-64", id="editor-add"
+        ),
+        pytest.param(["editor", "remove", "nobody"], "Error: no active editor", id="remove"),
+        pytest.param(
+            ["match", "--limit", "3", "x" * 10, "--gpus", "1"],
+            None,
+            id="a-fine-match-for-contrast",
+        ),
+    ],
+)
+def test_our_errors_are_one_line_without_a_traceback(
+    runner: CliRunner, arguments: list[str], says: str | None
+) -> None:
+    """Every command's errors are turned into a message once, by the command group."""
+    result = runner.invoke(cli, arguments)
+    assert "Traceback" not in result.output
+    if says is None:
+        assert result.exit_code == 0, result.output
+        return
+    assert result.exit_code == 1
+    assert says in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+def test_load_reports_broken_files_and_exits_1(runner: CliRunner, references_dir: Path) -> None:
+    (references_dir / "broken.md").write_text("no front matter\n")
+    result = runner.invoke(cli, ["load"])
+    assert result.exit_code == 1
+    assert "references/broken.md:1: front matter" in result.output
+    assert "2 references in the index." in result.output
+
+
+def test_db_upgrade(runner: CliRunner) -> None:
+    result = runner.invoke(cli, ["db", "upgrade"])
+    assert result.exit_code == 0
+    assert "latest migration" in result.output
+
+
+def test_gaps_prune_reports_what_it_deleted(runner: CliRunner, settings: Settings) -> None:
+    engine = make_engine(settings)
+    upgrade_database(engine, settings)
+    with Session(engine) as session:
+        session.add(
+            GapRow(
+                template="old <n>", example="old 1", last_seen=utc_now() - dt.timedelta(days=400)
+            )
+        )
+        session.commit()
+    result = runner.invoke(cli, ["gaps", "prune"])
+    assert result.exit_code == 0, result.output
+    assert "1 unanswered query deleted." in result.output

@@ -1,0 +1,97 @@
+"""The shipped references: they load cleanly, are complete, and have labelled log lines."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+from paths import LABELLED, ROOT
+
+from app.domain.calculators import get_calculator
+from app.domain.references.document import Reference
+from app.domain.references.folder import read_folder
+
+REFERENCES = ROOT / "references"
+
+EXPECTED_IDS = [
+    "allreduce-slow-link",
+    "cpu-affinity-misconfiguration",
+    "deepspeed-zero3-sync-prefetch",
+    "gpu-utilization-low",
+    "hbm-memory-failures",
+    "inference-scheduler-deadlock",
+    "kv-cache-exhaustion",
+    "length-variance-hol-blocking",
+    "mixed-precision-nan-divergence",
+    "moe-finetune-slow-kernels",
+    "moe-router-hotspot",
+    "pipeline-stage-imbalance",
+    "thermal-throttling-straggler",
+    "torch-compile-hang-timeout",
+    "vllm-preemption-recompute",
+]
+
+CONTENTS = read_folder(REFERENCES)
+BY_ID: dict[str, Reference] = {reference.id: reference for reference in CONTENTS.references}
+
+
+def test_folder_has_no_problems() -> None:
+    assert [str(problem) for problem in CONTENTS.problems] == []
+
+
+def test_folder_holds_exactly_the_expected_references() -> None:
+    assert set(BY_ID) == set(EXPECTED_IDS)
+    assert len(CONTENTS.references) == len(EXPECTED_IDS)
+
+
+def _reference(ref_id: str) -> Reference:
+    assert ref_id in BY_ID, f"{ref_id} did not load"
+    return BY_ID[ref_id]
+
+
+PER_REFERENCE = [pytest.param(ref_id, id=ref_id) for ref_id in EXPECTED_IDS]
+
+
+@pytest.mark.parametrize("ref_id", PER_REFERENCE)
+def test_messages_are_seen_somewhere_public(ref_id: str) -> None:
+    reference = _reference(ref_id)
+    assert len(reference.messages) >= 2
+    for message in reference.messages:
+        assert message.text.strip()
+        assert message.seen_in_url is not None
+        assert message.seen_in_url.startswith("https://"), message.seen_in_url
+
+
+@pytest.mark.parametrize("ref_id", PER_REFERENCE)
+def test_causes_checks_and_sources_are_complete(ref_id: str) -> None:
+    reference = _reference(ref_id)
+    assert len(reference.causes) >= 3
+    assert all(cause.title for cause in reference.causes)
+    assert len(reference.checks) >= 4
+    assert len(reference.sources) >= 3
+    for source in reference.sources:
+        assert source.url.startswith("https://"), source.url
+        assert source.supports_markdown.strip()
+
+
+@pytest.mark.parametrize("ref_id", PER_REFERENCE)
+def test_worked_example_goes_with_a_calculator(ref_id: str) -> None:
+    reference = _reference(ref_id)
+    if reference.calculator is None:
+        assert reference.worked_example_markdown == ""
+        return
+    assert reference.worked_example_markdown.strip()
+    result = get_calculator(reference.calculator.name).run(reference.calculator.inputs)
+    assert result.outputs
+
+
+@pytest.mark.parametrize("ref_id", PER_REFERENCE)
+def test_labelled_lines_exist_with_sources(ref_id: str) -> None:
+    path = LABELLED / f"{ref_id}.yaml"
+    assert path.is_file(), f"missing {path.name}"
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    assert data["reference"] == ref_id
+    lines = data["lines"]
+    assert len(lines) >= 3
+    for line in lines:
+        assert str(line["text"]).strip()
+        assert str(line["source"]).startswith("https://"), line["source"]

@@ -1,0 +1,63 @@
+"""Saving as an editor: the draft is kept on a conflict (with the diff) and dropped on success."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from app.config import Settings
+from app.errors import StaleBase
+from app.services.editing import Edit, editable_file, latest_draft, save_as_editor
+from app.services.editors import add_editor
+from app.services.library import Library, open_library
+from app.store.db import writing
+from app.store.editors import editor_for_token
+
+
+@pytest.fixture
+def library(settings: Settings) -> Iterator[Library]:
+    opened = open_library(settings)
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
+def editor_id(library: Library) -> int:
+    token = add_editor(library, "ann")
+    with writing(library.engine) as session:
+        row = editor_for_token(session, token)
+    assert row.id is not None
+    return row.id
+
+
+def edit_of(library: Library, replacement: str, base: str | None = None) -> Edit:
+    found = editable_file(library, "stuck-rank")
+    assert found is not None
+    text, current = found
+    return Edit(
+        "stuck-rank", text.replace("A dead host.", replacement), base or current, False, "e"
+    )
+
+
+def test_a_conflict_keeps_the_text_as_a_draft_and_carries_the_diff(
+    library: Library, editor_id: int
+) -> None:
+    stale = edit_of(library, "A host that died.", base="0" * 64)
+    with pytest.raises(StaleBase) as raised:
+        save_as_editor(library, editor_id, "ann", stale)
+    assert raised.value.diff is not None
+    assert "+++ your version" in raised.value.diff
+    assert "-3. **A dead host.** The process is gone." in raised.value.diff
+    assert "+3. **A host that died.** The process is gone." in raised.value.diff
+    kept = latest_draft(library, editor_id, "stuck-rank")
+    assert kept is not None
+    assert kept.text == stale.text
+
+
+def test_a_save_drops_the_editors_drafts(library: Library, editor_id: int) -> None:
+    with pytest.raises(StaleBase):
+        save_as_editor(library, editor_id, "ann", edit_of(library, "First try.", "0" * 64))
+    saved = save_as_editor(library, editor_id, "ann", edit_of(library, "A host that died."))
+    assert latest_draft(library, editor_id, "stuck-rank") is None
+    assert library.catalog.references["stuck-rank"].content_hash == saved.content_hash

@@ -1,0 +1,61 @@
+"""Unanswered queries: redacted, grouped, counted, pruned out of the database file."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+from sqlmodel import Session, select
+
+from app.config import Settings
+from app.store.db import make_engine, upgrade_database
+from app.store.gaps import gap_template, list_gaps, prune_gaps, record_gap
+from app.store.models import GapRow, utc_now
+
+
+@pytest.fixture
+def session(settings: Settings) -> Session:
+    engine = make_engine(settings)
+    upgrade_database(engine, settings)
+    return Session(engine)
+
+
+def test_template_is_redacted_and_masked() -> None:
+    found = gap_template(
+        "\n  Connection to db.internal failed with password=hunter2 after 3 tries\nmore"
+    )
+    assert found is not None
+    template, example = found
+    assert "hunter2" not in template + example
+    assert "<n>" in template
+    assert example == "  Connection to <host> failed with password=<secret> after 3 tries"
+
+
+def test_blank_text_stores_nothing(session: Session) -> None:
+    record_gap(session, " \n\t\n")
+    session.commit()
+    assert list_gaps(session) == []
+
+
+def test_same_template_is_counted_once(session: Session) -> None:
+    for attempt in range(3):
+        record_gap(session, f"Weird failure after {attempt} retries")
+        session.commit()
+    (row,) = list_gaps(session)
+    assert row.count == 3
+
+
+def test_prune_deletes_old_gaps_from_the_file(session: Session, settings: Settings) -> None:
+    record_gap(session, "MARKER_OLD_QUERY_TEXT happened")
+    session.commit()
+    row = session.exec(select(GapRow)).one()
+    row.last_seen = utc_now() - dt.timedelta(days=400)
+    session.add(row)
+    session.commit()
+    assert prune_gaps(session, dt.timedelta(days=90)) == 1
+    session.close()
+    database = settings.database_url.removeprefix("sqlite:///")
+    for path in (Path(database), Path(f"{database}-wal")):
+        if path.exists():
+            assert b"MARKER_OLD_QUERY_TEXT" not in path.read_bytes()

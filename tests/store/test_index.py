@@ -1,0 +1,166 @@
+"""Folder → database: one transaction, only what changed, broken files never take others down."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine
+from sqlmodel import Session, func, select
+
+from app.config import Settings
+from app.domain.catalog import Catalog
+from app.domain.references.document import content_hash
+from app.services.library import build_catalog
+from app.store.db import make_engine, upgrade_database
+from app.store.index import read_index, sync_folder
+from app.store.models import AliasRow, ReferenceRow, RevisionRow
+
+
+@pytest.fixture
+def engine(settings: Settings) -> Engine:
+    engine = make_engine(settings)
+    upgrade_database(engine, settings)
+    return engine
+
+
+def load_catalog(session: Session) -> Catalog:
+    """The snapshot the library would build from what the index holds now."""
+    return build_catalog(*read_index(session), ())
+
+
+def count(session: Session, table: type) -> int:
+    return session.exec(select(func.count()).select_from(table)).one()
+
+
+def test_first_sync_adds_every_good_file_with_a_revision(
+    engine: Engine, references_dir: Path
+) -> None:
+    with Session(engine) as session:
+        report = sync_folder(session, references_dir)
+        assert sorted(report.added) == ["slow-collective", "stuck-rank"]
+        assert count(session, ReferenceRow) == 2
+        assert count(session, RevisionRow) == 2
+        revision = session.exec(
+            select(RevisionRow).where(RevisionRow.reference_id == "stuck-rank")
+        ).one()
+        assert revision.author == "files"
+        assert revision.content == (references_dir / "stuck-rank.md").read_text()
+        assert session.get(AliasRow, "old-slow-collective") is not None
+
+
+def test_round_trip_through_the_database_preserves_the_reference(
+    engine: Engine, references_dir: Path
+) -> None:
+    with Session(engine) as session:
+        sync_folder(session, references_dir)
+        catalog = load_catalog(session)
+    stored = catalog.references["slow-collective"]
+    assert stored.content_hash == content_hash((references_dir / "slow-collective.md").read_bytes())
+    assert stored.causes[0].title == "A degraded link"
+    assert catalog.aliases == {"old-slow-collective": "slow-collective"}
+
+
+def test_second_sync_of_an_unchanged_folder_writes_nothing(
+    engine: Engine, references_dir: Path
+) -> None:
+    with Session(engine) as session:
+        sync_folder(session, references_dir)
+        report = sync_folder(session, references_dir)
+        assert (report.added, report.updated, report.removed, report.unchanged) == ([], [], [], 2)
+        assert count(session, RevisionRow) == 2
+
+
+def test_changed_file_is_updated_and_recorded_as_a_revision(
+    engine: Engine, references_dir: Path
+) -> None:
+    path = references_dir / "stuck-rank.md"
+    with Session(engine) as session:
+        sync_folder(session, references_dir)
+        path.write_text(path.read_text().replace("A dead host.", "A host that died."))
+        report = sync_folder(session, references_dir)
+        assert report.updated == ["stuck-rank"]
+        assert report.unchanged == 1
+        assert count(session, RevisionRow) == 3
+        catalog = load_catalog(session)
+    assert catalog.references["stuck-rank"].causes[2].title == "A host that died"
+
+
+def test_broken_edit_keeps_the_last_good_version_serving(
+    engine: Engine, references_dir: Path
+) -> None:
+    path = references_dir / "stuck-rank.md"
+    with Session(engine) as session:
+        sync_folder(session, references_dir)
+        path.write_text(path.read_text().replace("## Sources", "## Sauces"))
+        report = sync_folder(session, references_dir)
+        assert [str(p) for p in report.errors] == [
+            "references/stuck-rank.md:1: sections: missing section 'Sources'",
+            "references/stuck-rank.md:34: sections: unexpected section 'Sauces'",
+        ]
+        assert report.removed == []
+        catalog = load_catalog(session)
+    assert set(catalog.references) == {"slow-collective", "stuck-rank"}
+
+
+def test_deleted_file_leaves_the_index(engine: Engine, references_dir: Path) -> None:
+    with Session(engine) as session:
+        sync_folder(session, references_dir)
+        (references_dir / "slow-collective.md").unlink()
+        report = sync_folder(session, references_dir)
+        assert report.removed == ["slow-collective"]
+        assert count(session, AliasRow) == 0
+        assert set(load_catalog(session).references) == {"stuck-rank"}
+
+
+def test_a_failed_sync_rolls_back_whole(
+    engine: Engine, references_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with Session(engine) as session:
+        sync_folder(session, references_dir)
+    path = references_dir / "stuck-rank.md"
+    path.write_text(path.read_text().replace("A dead host.", "A host that died."))
+    (references_dir / "slow-collective.md").unlink()
+
+    def fail(*_args: object, **_kwargs: object) -> None:
+        raise OSError("disk went away")
+
+    monkeypatch.setattr("app.store.index._replace_aliases", fail)
+    with Session(engine) as session, pytest.raises(OSError, match="disk went away"):
+        sync_folder(session, references_dir)
+    with Session(engine) as session:
+        catalog = load_catalog(session)
+        assert set(catalog.references) == {"slow-collective", "stuck-rank"}
+        assert catalog.references["stuck-rank"].causes[2].title == "A dead host"
+        assert count(session, RevisionRow) == 2
+
+
+def test_missing_folder_is_a_problem_not_a_crash(engine: Engine, tmp_path: Path) -> None:
+    with Session(engine) as session:
+        report = sync_folder(session, tmp_path / "nowhere")
+    assert [p.message for p in report.problems] == ["references folder does not exist"]
+
+
+def test_alias_still_held_by_a_broken_files_last_version_is_reported_not_fatal(
+    engine: Engine, references_dir: Path
+) -> None:
+    with Session(engine) as session:
+        sync_folder(session, references_dir)
+    broken = references_dir / "slow-collective.md"
+    broken.write_text(broken.read_text().replace("## Sources", "## Sauces"))
+    claimer = references_dir / "stuck-rank.md"
+    claimer.write_text(
+        claimer.read_text().replace(
+            "updated: 2026-10-01", "updated: 2026-10-01\naliases: [old-slow-collective]"
+        )
+    )
+    with Session(engine) as session:
+        report = sync_folder(session, references_dir)
+        catalog = load_catalog(session)
+    warnings = [str(p) for p in report.problems if p.severity == "warning"]
+    assert (
+        "references/stuck-rank.md:1: front matter: alias 'old-slow-collective' is still held by slow-collective; not applied"
+        in warnings
+    )
+    assert catalog.aliases == {"old-slow-collective": "slow-collective"}
+    assert set(catalog.references) == {"slow-collective", "stuck-rank"}

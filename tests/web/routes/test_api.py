@@ -1,0 +1,265 @@
+"""The JSON API: status, content type, exact keys, and the one error shape."""
+
+from __future__ import annotations
+
+import re
+
+from fastapi.testclient import TestClient
+from openapi_spec_validator import validate
+
+from app.config import Settings
+from app.web.factory import create_app
+
+SUMMARY_KEYS = {
+    "id",
+    "title",
+    "summary",
+    "category",
+    "tags",
+    "frameworks",
+    "phases",
+    "hardware",
+    "updated",
+    "url",
+}
+
+
+def test_list_references_returns_summaries_in_title_order(client: TestClient) -> None:
+    response = client.get("/api/v1/references")
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "application/json"
+    body = response.json()
+    assert body["count"] == 2
+    assert [r["id"] for r in body["references"]] == ["slow-collective", "stuck-rank"]
+    assert set(body["references"][0]) == SUMMARY_KEYS
+    assert body["references"][0]["url"] == "/r/slow-collective"
+
+
+def test_list_filters_combine(client: TestClient) -> None:
+    def ids(**params: str) -> list[str]:
+        response = client.get("/api/v1/references", params=params)
+        return [r["id"] for r in response.json()["references"]]
+
+    assert ids(tag="hang") == ["stuck-rank"]
+    assert ids(phase="compilation") == ["stuck-rank"]
+    assert ids(framework="nccl") == ["slow-collective"]
+    assert ids(category="inference") == []
+    assert ids(q="recompile_limit") == ["stuck-rank"]
+    assert ids(q="NCCL", tag="nccl") == ["slow-collective", "stuck-rank"]
+
+
+def test_get_reference_returns_the_structured_document(client: TestClient) -> None:
+    response = client.get("/api/v1/references/slow-collective")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["title"] == "A collective stalls on one slow link"
+    assert [c["title"] for c in body["causes"]] == ["A degraded link", "A congested switch"]
+    assert body["checks"][0]["commands"] == ["all_reduce_perf -b 8 -e 8G -f 2 -g 8"]
+    assert body["sources"][0]["url"].startswith("https://github.com/NVIDIA/nccl-tests")
+    assert body["calculator"] == {
+        "name": "pipeline-bubble",
+        "inputs": {"stage_ms": [200, 200, 400, 200], "microbatches": 8},
+    }
+    assert body["context_markdown"].startswith("Appears at scale")
+    assert body["url"] == "/r/slow-collective"
+
+
+def test_unknown_reference_is_a_404_with_the_error_shape(client: TestClient) -> None:
+    response = client.get("/api/v1/references/no-such-thing")
+    assert response.status_code == 404
+    assert response.json() == {
+        "error": {
+            "code": "not_found",
+            "message": "no reference with id 'no-such-thing'",
+            "field": "id",
+        }
+    }
+
+
+def test_unknown_api_route_is_json_too(client: TestClient) -> None:
+    response = client.get("/api/v1/nothing-here")
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "not_found"
+
+
+def test_health_and_readiness(client: TestClient) -> None:
+    assert client.get("/healthz").json() == {"status": "ok", "references": None, "problems": None}
+    assert client.get("/readyz").json() == {"status": "ok", "references": 2, "problems": 0}
+
+
+def test_every_response_carries_the_security_headers(client: TestClient) -> None:
+    for path in ("/", "/api/v1/references", "/r/missing", "/static/style.css"):
+        headers = client.get(path).headers
+        assert "default-src 'self'" in headers["content-security-policy"]
+        assert "frame-ancestors 'none'" in headers["content-security-policy"]
+        assert headers["x-content-type-options"] == "nosniff"
+
+
+WATCHDOG_LINE = (
+    "[rank3]:[E ProcessGroupNCCL.cpp:616] [Rank 3] Watchdog caught collective operation timeout: "
+    "WorkNCCL(SeqNum=1543, OpType=ALLREDUCE) ran for 600215 milliseconds before timing out."
+)
+MATCH_KEYS = {"id", "title", "summary", "score", "confident", "reasons", "matched_message", "url"}
+
+
+def test_match_ranks_the_reference_whose_message_matches(client: TestClient) -> None:
+    response = client.post("/api/v1/match", json={"log": WATCHDOG_LINE})
+    assert response.status_code == 200
+    body = response.json()
+    assert set(body) == {"query", "matches", "confident_threshold"}
+    assert set(body["query"]) == {"normalized", "inferred_context"}
+    assert "<n>" in body["query"]["normalized"]
+    top = body["matches"][0]
+    assert set(top) == MATCH_KEYS
+    assert top["id"] == "slow-collective"
+    assert top["confident"] is True
+    assert top["url"] == "/r/slow-collective"
+    assert 0 <= top["score"] <= 1
+    assert any("message" in reason for reason in top["reasons"])
+
+
+def test_match_with_nothing_related_is_not_confident(client: TestClient) -> None:
+    response = client.post("/api/v1/match", json={"log": "Hello, world. The weather is nice."})
+    assert response.status_code == 200
+    assert not any(match["confident"] for match in response.json()["matches"])
+
+
+def test_match_takes_context_and_limit(client: TestClient) -> None:
+    body = {"log": WATCHDOG_LINE, "context": {"framework": "pytorch", "gpus": 64}, "limit": 1}
+    response = client.post("/api/v1/match", json=body)
+    assert response.status_code == 200
+    assert len(response.json()["matches"]) <= 1
+
+
+def test_scan_reports_line_numbers_per_reference(client: TestClient) -> None:
+    lines = [f"step {i} loss 2.{i:03d} lr 3e-4" for i in range(1, 200)]
+    lines[49] = WATCHDOG_LINE
+    lines[149] = WATCHDOG_LINE.replace("Rank 3", "Rank 5").replace("rank3", "rank5")
+    response = client.post("/api/v1/scan", json={"log": "\n".join(lines)})
+    assert response.status_code == 200
+    body = response.json()
+    assert body["lines"] == 199
+    hit = next(h for h in body["hits"] if h["id"] == "slow-collective")
+    assert hit["count"] == 2
+    assert hit["line_numbers"] == [50, 150]
+    assert (hit["first_line"], hit["last_line"]) == (50, 150)
+    assert "Watchdog caught" in hit["example"]
+    assert hit["url"] == "/r/slow-collective"
+
+
+def test_scan_over_the_line_limit_is_a_422_naming_the_field(settings: Settings) -> None:
+    limited = settings.model_copy(update={"max_log_lines": 10})
+    with TestClient(create_app(limited)) as limited_client:
+        response = limited_client.post("/api/v1/scan", json={"log": "x\n" * 20})
+    assert response.status_code == 422
+    assert response.json()["error"]["field"] == "log"
+    assert "10-line limit" in response.json()["error"]["message"]
+
+
+def test_body_over_the_limit_is_a_413(settings: Settings) -> None:
+    limited = settings.model_copy(update={"max_body_bytes": 1000})
+    with TestClient(create_app(limited)) as limited_client:
+        declared = limited_client.post("/api/v1/match", json={"log": "x" * 5000})
+        chunked = limited_client.post(
+            "/api/v1/match",
+            content=(b"x" * 400 for _ in range(10)),
+            headers={"content-type": "application/json"},
+        )
+        assert limited_client.get("/readyz").status_code == 200
+    for response in (declared, chunked):
+        assert response.status_code == 413
+        assert response.json()["error"]["code"] == "payload_too_large"
+
+
+def test_wrong_content_type_is_a_415(client: TestClient) -> None:
+    response = client.post(
+        "/api/v1/match", content=WATCHDOG_LINE, headers={"content-type": "text/plain"}
+    )
+    assert response.status_code == 415
+    assert response.json()["error"]["code"] == "unsupported_media_type"
+
+
+def test_invalid_fields_are_422_naming_the_field(client: TestClient) -> None:
+    cases = [
+        ({"log": "x", "limit": 0}, "limit"),
+        ({"log": "x", "context": {"gpus": 0}}, "context.gpus"),
+        ({"text": "x"}, "log"),
+        ({"log": "x", "surprise": 1}, "surprise"),
+    ]
+    for body, field in cases:
+        response = client.post("/api/v1/match", json=body)
+        assert response.status_code == 422, body
+        assert response.json()["error"]["field"] == field
+
+
+def test_malformed_json_is_a_422(client: TestClient) -> None:
+    response = client.post(
+        "/api/v1/match", content=b"{nope", headers={"content-type": "application/json"}
+    )
+    assert response.status_code == 422
+    assert response.json()["error"]["code"] == "invalid_input"
+
+
+def test_calculators_list_their_input_schema(client: TestClient) -> None:
+    body = client.get("/api/v1/calculators").json()
+    names = [c["name"] for c in body["calculators"]]
+    assert "allreduce-slow-link" in names
+    assert len(names) == 9
+    first = body["calculators"][0]
+    assert first["input_schema"]["type"] == "object"
+    assert "gradient_gb" in first["input_schema"]["properties"]
+
+
+def test_run_calculator_fills_defaults_and_returns_the_formula(client: TestClient) -> None:
+    response = client.post("/api/v1/calculators/allreduce-slow-link", json={"steps": 10})
+    assert response.status_code == 200
+    body = response.json()
+    assert set(body) == {"name", "inputs", "outputs", "formula"}
+    assert body["inputs"]["steps"] == 10
+    assert body["inputs"]["gradient_gb"] == 140
+    assert body["outputs"]["added_per_step_s"] == 2.8
+    assert body["outputs"]["wasted_total_s"] == 28
+
+
+def test_calculator_errors(client: TestClient) -> None:
+    unknown = client.post("/api/v1/calculators/warp-drive", json={})
+    assert unknown.status_code == 404
+    assert unknown.json()["error"]["field"] == "name"
+    invalid = client.post("/api/v1/calculators/allreduce-slow-link", json={"baseline_gbps": 0})
+    assert invalid.status_code == 422
+    assert invalid.json()["error"]["field"] == "baseline_gbps"
+    not_object = client.post("/api/v1/calculators/allreduce-slow-link", json=[1, 2])
+    assert not_object.status_code == 422
+
+
+def test_openapi_document_is_valid_and_complete(client: TestClient) -> None:
+    document = client.get("/openapi.json").json()
+    validate(document)
+    expected = {
+        ("get", "/api/v1/references"),
+        ("get", "/api/v1/references/{reference_id}"),
+        ("post", "/api/v1/match"),
+        ("post", "/api/v1/scan"),
+        ("get", "/api/v1/calculators"),
+        ("get", "/api/v1/calculators/{name}"),
+        ("post", "/api/v1/calculators/{name}"),
+        ("get", "/healthz"),
+        ("get", "/readyz"),
+    }
+    listed = {(m, p) for p, item in document["paths"].items() for m in item}
+    assert expected <= listed
+    for method, path in expected:
+        operation = document["paths"][path][method]
+        assert operation.get("description"), (method, path)
+        schema = operation["responses"]["200"]["content"]["application/json"]["schema"]
+        assert schema, (method, path)
+
+
+def test_api_docs_page_uses_only_local_assets(client: TestClient) -> None:
+    response = client.get("/docs")
+    assert response.status_code == 200
+    assert "/static/vendor/swagger-ui-5.35.0/swagger-ui-bundle.js" in response.text
+    assets = re.findall(r'(?:src|href)="([^"]+)"', response.text)
+    assert assets
+    assert all(asset.startswith("/") for asset in assets), assets
+    assert client.get("/static/vendor/swagger-ui-5.35.0/swagger-ui-bundle.js").status_code == 200

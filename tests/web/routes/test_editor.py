@@ -1,0 +1,289 @@
+"""Editor pages: sign-in, edit with preview and save, conflicts, create, history, gaps."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from editing_helpers import form_fields, library_of, new_editor, sign_in
+from fastapi.testclient import TestClient
+from paths import REFERENCES
+from sqlmodel import Session, func, select
+
+from app.store.models import GapRow, RevisionRow
+
+
+def revision_count(client: TestClient) -> int:
+    with Session(library_of(client).engine) as session:
+        return session.exec(select(func.count()).select_from(RevisionRow)).one()
+
+
+def edit_page(client: TestClient, reference_id: str = "stuck-rank") -> tuple[str, dict[str, str]]:
+    response = client.get(f"/r/{reference_id}/edit")
+    assert response.status_code == 200
+    text = (library_of(client).settings.references_dir / f"{reference_id}.md").read_text()
+    return text, form_fields(response.text)
+
+
+def test_editing_is_off_until_an_editor_exists(client: TestClient) -> None:
+    response = client.get("/r/stuck-rank/edit")
+    assert response.status_code == 403
+    assert "failref editor add" in response.text
+
+
+def test_anonymous_visitor_gets_401(client: TestClient) -> None:
+    new_editor(client)
+    assert client.get("/r/stuck-rank/edit").status_code == 401
+    assert client.post("/r/stuck-rank/edit", data={"text": "x"}).status_code == 401
+
+
+def test_login_sets_a_hardened_cookie_and_redirects_only_on_site(client: TestClient) -> None:
+    token = new_editor(client)
+    for target, expected in [
+        ("/r/stuck-rank", "/r/stuck-rank"),
+        ("//evil.example", "/"),
+        ("https://evil.example", "/"),
+        ("/\\evil.example", "/"),
+    ]:
+        response = client.post(
+            "/login", data={"token": token, "next": target}, follow_redirects=False
+        )
+        assert response.status_code == 303
+        assert response.headers["location"] == expected
+        cookie = response.headers["set-cookie"]
+        assert "HttpOnly" in cookie
+        assert "SameSite=lax" in cookie
+
+
+def test_token_in_the_url_is_refused(client: TestClient) -> None:
+    assert client.get("/login", params={"token": "fr1.1.x"}).status_code == 422
+
+
+def test_wrong_token_shows_the_form_again(client: TestClient) -> None:
+    new_editor(client)
+    response = client.post("/login", data={"token": "fr1.1.nope"})
+    assert response.status_code == 401
+    assert "Unknown or revoked token" in response.text
+
+
+def test_preview_renders_and_saves_nothing(client: TestClient) -> None:
+    sign_in(client)
+    text, fields = edit_page(client)
+    before = revision_count(client)
+    edited = text.replace("A dead host.", "A host that died.")
+    response = client.post(
+        "/r/stuck-rank/edit", data={**fields, "text": edited, "action": "preview"}
+    )
+    assert response.status_code == 200
+    assert "Preview (not saved)" in response.text
+    assert "A host that died" in response.text
+    assert revision_count(client) == before
+    assert (library_of(client).settings.references_dir / "stuck-rank.md").read_text() == text
+
+
+def test_preview_lists_validation_errors_with_lines(client: TestClient) -> None:
+    sign_in(client)
+    text, fields = edit_page(client)
+    broken = text.replace("## Sources", "## Sauces")
+    response = client.post(
+        "/r/stuck-rank/edit", data={**fields, "text": broken, "action": "preview"}
+    )
+    assert "line 34: sections: unexpected section &#39;Sauces&#39;" in response.text
+
+
+def test_save_writes_the_file_records_a_revision_and_reloads(client: TestClient) -> None:
+    sign_in(client)
+    text, fields = edit_page(client)
+    edited = text.replace("A dead host.", "A host that died.")
+    data = {**fields, "text": edited, "action": "save", "message": "clearer"}
+    response = client.post("/r/stuck-rank/edit", data=data, follow_redirects=False)
+    assert response.status_code == 303
+    assert response.headers["location"] == "/r/stuck-rank?saved=1"
+    assert (library_of(client).settings.references_dir / "stuck-rank.md").read_text() == edited
+    assert "A host that died" in client.get("/r/stuck-rank").text
+    with Session(library_of(client).engine) as session:
+        latest = session.exec(select(RevisionRow).order_by(RevisionRow.id.desc())).first()  # type: ignore[union-attr]
+    assert latest is not None
+    assert (latest.author, latest.message) == ("ann", "clearer")
+
+
+def test_invalid_save_is_422_and_writes_nothing(client: TestClient) -> None:
+    sign_in(client)
+    text, fields = edit_page(client)
+    before = revision_count(client)
+    response = client.post(
+        "/r/stuck-rank/edit",
+        data={**fields, "text": text.replace("## Causes", "## Reasons"), "action": "save"},
+    )
+    assert response.status_code == 422
+    assert "nothing was saved" in response.text
+    assert revision_count(client) == before
+    assert (library_of(client).settings.references_dir / "stuck-rank.md").read_text() == text
+
+
+def test_stale_save_is_409_with_both_versions_and_the_text_kept(client: TestClient) -> None:
+    sign_in(client)
+    text, fields = edit_page(client)
+    path = library_of(client).settings.references_dir / "stuck-rank.md"
+    path.write_text(text.replace("A dead host.", "A host changed in git."))
+    mine = text.replace("A dead host.", "My change.")
+    response = client.post("/r/stuck-rank/edit", data={**fields, "text": mine, "action": "save"})
+    assert response.status_code == 409
+    assert "A host changed in git." in response.text
+    assert "My change." in response.text
+    assert "+3. **My change.**" in response.text or "My change" in response.text
+    assert "A host changed in git." in path.read_text()
+    again = client.get("/r/stuck-rank/edit")
+    assert "kept after a conflict" in again.text
+    assert "My change." in again.text
+
+
+def test_missing_csrf_token_is_403(client: TestClient) -> None:
+    sign_in(client)
+    text, fields = edit_page(client)
+    data = {"base": fields["base"], "text": text, "action": "save"}
+    assert client.post("/r/stuck-rank/edit", data=data).status_code == 403
+    stale = {**data, "csrf_token": "not-the-token"}
+    assert client.post("/r/stuck-rank/edit", data=stale).status_code == 403
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        pytest.param({"sec-fetch-site": "cross-site"}, id="cross-site"),
+        pytest.param({"sec-fetch-site": "same-site"}, id="same-site"),
+        pytest.param({"origin": "https://evil.example"}, id="foreign-origin"),
+    ],
+)
+def test_cross_site_saves_are_403(client: TestClient, headers: dict[str, str]) -> None:
+    sign_in(client)
+    text, fields = edit_page(client)
+    data = {**fields, "text": text.replace("A dead host.", "X."), "action": "save"}
+    response = client.post("/r/stuck-rank/edit", data=data, headers=headers)
+    assert response.status_code == 403
+    assert (
+        "A dead host." in (library_of(client).settings.references_dir / "stuck-rank.md").read_text()
+    )
+
+
+def test_create_a_new_reference(client: TestClient) -> None:
+    sign_in(client)
+    form = client.get("/new")
+    assert form.status_code == 200
+    fields = form_fields(form.text)
+    text = (library_of(client).settings.references_dir / "stuck-rank.md").read_text()
+    created = text.replace("id: stuck-rank", "id: brand-new").replace(
+        "torch._dynamo hit", "brand new failure hit"
+    )
+    response = client.post(
+        "/new", data={**fields, "text": created, "action": "save"}, follow_redirects=False
+    )
+    assert response.status_code == 303
+    assert client.get("/r/brand-new").status_code == 200
+    again = client.post("/new", data={**fields, "text": created, "action": "save"})
+    assert again.status_code == 409
+
+
+def test_history_lists_revisions_and_restore_makes_a_new_one(client: TestClient) -> None:
+    sign_in(client)
+    text, fields = edit_page(client)
+    data = {
+        **fields,
+        "text": text.replace("A dead host.", "Second."),
+        "action": "save",
+        "message": "second",
+    }
+    client.post("/r/stuck-rank/edit", data=data)
+    history = client.get("/r/stuck-rank/history")
+    assert history.status_code == 200
+    assert "files" in history.text
+    assert "second" in history.text
+    first_id = min(
+        int(x) for x in __import__("re").findall(r"/r/stuck-rank/restore/(\d+)", history.text)
+    )
+    restored = client.post(
+        f"/r/stuck-rank/restore/{first_id}",
+        data={"csrf_token": fields["csrf_token"]},
+        follow_redirects=False,
+    )
+    assert restored.status_code == 303
+    assert (library_of(client).settings.references_dir / "stuck-rank.md").read_text() == text
+    assert "restored revision" in client.get("/r/stuck-rank/history").text
+
+
+def test_gaps_list_shows_redacted_unanswered_queries(client: TestClient) -> None:
+    sign_in(client)
+    shipped_readme = REFERENCES / "README.md"
+    (library_of(client).settings.references_dir / "README.md").write_text(
+        shipped_readme.read_text()
+    )
+    secret_line = "Connection refused for user bob password=hunter2 at node7.cluster.local"
+    client.post("/api/v1/match", json={"log": secret_line})
+    client.post("/api/v1/match", json={"log": secret_line})
+    with Session(library_of(client).engine) as session:
+        rows = session.exec(select(GapRow)).all()
+    assert len(rows) == 1
+    assert rows[0].count == 2
+    assert "hunter2" not in rows[0].template + rows[0].example
+    page = client.get("/admin/gaps")
+    assert page.status_code == 200
+    assert "hunter2" not in page.text
+    assert f"/new?gap={rows[0].id}" in page.text
+    start = client.get(f"/new?gap={rows[0].id}")
+    assert "Connection refused for user bob password=&lt;secret&gt; at &lt;host&gt;" in start.text
+    assert "title: One line naming the failure" in start.text
+
+
+def test_logout_ends_the_session_on_the_server(client: TestClient) -> None:
+    sign_in(client)
+    _, fields = edit_page(client)
+    cookie = client.cookies.get("failref_session")
+    response = client.post(
+        "/logout", data={"csrf_token": fields["csrf_token"]}, follow_redirects=False
+    )
+    assert response.status_code == 303
+    client.cookies.set("failref_session", cookie or "")
+    assert client.get("/r/stuck-rank/edit").status_code == 401
+
+
+def test_read_only_mirror_refuses_editing(settings: object, tmp_path: Path) -> None:
+    from app.config import Settings
+    from app.web.factory import create_app
+
+    assert isinstance(settings, Settings)
+    read_only = settings.model_copy(update={"read_only": True})
+    with TestClient(create_app(read_only)) as mirror:
+        new_editor(mirror)
+        response = mirror.get("/r/stuck-rank/edit")
+    assert response.status_code == 403
+    assert "read-only" in response.text
+
+
+def test_a_file_over_256_kb_is_413_and_kept_in_the_form(client: TestClient) -> None:
+    sign_in(client)
+    text, fields = edit_page(client)
+    before = revision_count(client)
+    huge = text + "\n" + "x" * 600_000
+    response = client.post("/r/stuck-rank/edit", data={**fields, "text": huge, "action": "save"})
+    assert response.status_code == 413
+    assert "262144 limit" in response.text
+    assert revision_count(client) == before
+    assert (library_of(client).settings.references_dir / "stuck-rank.md").read_text() == text
+
+
+def test_after_a_save_the_page_says_so(client: TestClient) -> None:
+    sign_in(client)
+    text, fields = edit_page(client)
+    data = {**fields, "text": text.replace("A dead host.", "Saved host."), "action": "save"}
+    page = client.post("/r/stuck-rank/edit", data=data)
+    assert page.status_code == 200
+    assert "Saved: the file, a new revision and the index are updated." in page.text
+
+
+def test_preview_of_an_oversized_file_keeps_the_text(client: TestClient) -> None:
+    sign_in(client)
+    text, fields = edit_page(client)
+    huge = text + "\nUNSAVED-MARKER\n" + "x" * 300_000
+    response = client.post("/r/stuck-rank/edit", data={**fields, "text": huge, "action": "preview"})
+    assert response.status_code == 413
+    assert "UNSAVED-MARKER" in response.text

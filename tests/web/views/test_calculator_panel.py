@@ -1,0 +1,89 @@
+"""The calculator panel: preset or submitted values, errors per field, formatted outputs."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.domain.calculators import get_calculator
+from app.web.views.calculator_panel import (
+    NO_VALUE,
+    build_panel,
+    format_number,
+    format_output,
+    preset_inputs,
+    show_input,
+)
+
+PIPELINE = get_calculator("pipeline-bubble")
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        pytest.param(14200.0, "14,200", id="thousands"),
+        pytest.param(3348439.809, "3,348,440", id="millions"),
+        pytest.param(0.507042, "0.507", id="fraction"),
+        pytest.param(46.666667, "46.67", id="tens"),
+        pytest.param(0.0000123456, "0.000012", id="tiny"),
+        pytest.param(0.0, "0", id="zero"),
+        pytest.param(8, "8", id="int"),
+        pytest.param(1234567, "1,234,567", id="big-int"),
+        pytest.param(-2.5, "-2.5", id="negative"),
+    ],
+)
+def test_format_number(value: float, shown: str) -> None:
+    assert format_number(value) == shown
+
+
+def test_format_output_reads_booleans_and_cuts_long_lists() -> None:
+    assert format_output(True) == "yes"
+    assert format_output(False) == "no"
+    assert format_output([1.0, 2.5]) == "1, 2.5"
+    assert format_output([1.0] * 20) == ", ".join(["1"] * 16) + ", … (20 values)"
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [(16, "16"), (1.5, "1.5"), (1000.0, "1000"), ((200.0, 400.0), "200, 400"), ("ring", "ring")],
+)
+def test_show_input_as_typed(value: object, shown: str) -> None:
+    assert show_input(value) == shown
+
+
+def test_preset_is_the_worked_example_over_the_defaults() -> None:
+    preset = preset_inputs(PIPELINE, {"microbatches": 8})
+    assert preset["microbatches"] == 8
+    assert preset["stage_ms"] == list(PIPELINE.inputs[0].default)  # type: ignore[arg-type]
+
+
+def test_panel_from_the_preset_when_nothing_is_submitted() -> None:
+    panel = build_panel(PIPELINE, {"stage_ms": [100, 100], "microbatches": 4}, {"other": "1"})
+    assert [f.value for f in panel.fields] == ["100, 100", "4"]
+    outputs = {o.spec.name: (o.value, o.unit) for o in panel.outputs}
+    assert outputs["step_ms"] == ("500", "ms")
+    assert outputs["efficiency"] == ("80", "%")
+    assert not panel.has_errors
+
+
+def test_panel_from_a_submitted_form_reports_every_bad_field() -> None:
+    panel = build_panel(PIPELINE, PIPELINE.defaults(), {"stage_ms": "", "microbatches": "x"})
+    errors = {f.spec.name: f.error for f in panel.fields}
+    assert errors == {
+        "stage_ms": "must not be empty",
+        "microbatches": "must be a number, not 'x'",
+    }
+    assert panel.has_errors
+    assert {o.value for o in panel.outputs} == {NO_VALUE}
+
+
+def test_a_field_missing_from_the_query_keeps_its_preset() -> None:
+    panel = build_panel(PIPELINE, {"stage_ms": [100, 300]}, {"microbatches": "4"})
+    assert [(f.value, f.error) for f in panel.fields] == [("100, 300", None), ("4", None)]
+
+
+def test_inputs_that_clash_put_the_error_on_the_field_named() -> None:
+    moe = get_calculator("moe-load")
+    panel = build_panel(moe, moe.defaults(), {"experts": "4", "top_k": "8"})
+    errors = {f.spec.name: f.error for f in panel.fields if f.error}
+    assert errors == {"top_k": "must not exceed experts (4)"}
+    assert panel.has_errors
