@@ -22,6 +22,8 @@ DEFAULT_MAX_LOG_LINES = 100_000
 SCAN_LINE_CAP = 20
 # Rows the gaps page lists, most asked first.
 GAPS_PAGE_SIZE = 200
+# References a reference page suggests next: those it links to, then those sharing tags.
+RELATED_LIMIT = 5
 
 
 class Settings(BaseSettings):

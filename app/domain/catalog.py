@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from app.config import RELATED_LIMIT
 from app.domain.matching.index import MatchIndex
 from app.domain.references.document import Reference
 from app.domain.references.problems import Problem
@@ -82,7 +83,9 @@ def resolve_alias(catalog: Catalog, alias: str) -> str | None:
     return catalog.aliases.get(alias)
 
 
-def related_references(catalog: Catalog, reference: Reference, limit: int = 5) -> list[Reference]:
+def related_references(
+    catalog: Catalog, reference: Reference, limit: int = RELATED_LIMIT
+) -> list[Reference]:
     """References this one links to, then those sharing the most tags with it."""
     linked = [catalog.references[i] for i in reference.related if i in catalog.references]
     shared = Counter(

@@ -9,16 +9,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-import yaml
+from paths import LABELLED
 from playwright.sync_api import FloatRect, Page, ViewportSize, expect
 
-from app.config import PROJECT_ROOT
 from app.domain.calculators import get_calculator
+from app.domain.matching.labelled import read_labelled
 from app.web.views.calculator_panel import format_number
 
 pytestmark = pytest.mark.browser
 
-LABELLED = PROJECT_ROOT / "tests" / "data" / "labelled"
 PHONE: ViewportSize = {"width": 375, "height": 800}
 # Set to a folder (docs/screenshots) to keep the screenshots; otherwise they go to tmp.
 SCREENSHOTS_ENV = "FAILREF_SCREENSHOTS_DIR"
@@ -31,8 +30,11 @@ LOG_LINES = 320
 
 def labelled_line(reference_id: str, containing: str) -> str:
     """The first labelled real line of `reference_id` that holds `containing`."""
-    data = yaml.safe_load((LABELLED / f"{reference_id}.yaml").read_text(encoding="utf-8"))
-    return next(item["text"] for item in data["lines"] if containing in item["text"])
+    return next(
+        line.text
+        for line in read_labelled(LABELLED)
+        if line.expected == reference_id and containing in line.text
+    )
 
 
 WATCHDOG = labelled_line("torch-compile-hang-timeout", "Watchdog caught collective")

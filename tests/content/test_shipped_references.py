@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-import yaml
 from paths import LABELLED, ROOT
 
 from app.domain.calculators import get_calculator
+from app.domain.matching.labelled import read_labelled
 from app.domain.references.document import Reference
 from app.domain.references.folder import read_folder
 
@@ -86,12 +86,10 @@ def test_worked_example_goes_with_a_calculator(ref_id: str) -> None:
 
 @pytest.mark.parametrize("ref_id", PER_REFERENCE)
 def test_labelled_lines_exist_with_sources(ref_id: str) -> None:
-    path = LABELLED / f"{ref_id}.yaml"
-    assert path.is_file(), f"missing {path.name}"
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    assert data["reference"] == ref_id
-    lines = data["lines"]
+    assert (LABELLED / f"{ref_id}.yaml").is_file(), f"missing {ref_id}.yaml"
+    lines = [line for line in read_labelled(LABELLED) if line.file == f"{ref_id}.yaml"]
+    assert {line.expected for line in lines} == {ref_id}
     assert len(lines) >= 3
     for line in lines:
-        assert str(line["text"]).strip()
-        assert str(line["source"]).startswith("https://"), line["source"]
+        assert line.text.strip()
+        assert line.source.startswith("https://"), line.source

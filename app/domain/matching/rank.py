@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz, process
 
+from app.config import DEFAULT_MATCH_LIMIT
 from app.domain.matching.context import (
     MAX_LIFT,
     RunContext,
@@ -47,14 +48,14 @@ from app.domain.matching.results import Match, MatchResult
 from app.domain.matching.tokens import informative, keyword_stems
 from app.errors import LogTooLarge
 
-# When a match is confident. Chosen on the labelled set (tests/data/labelled: 107 lines
-# of 15 references, 29 unrelated lines; test_labelled_set.py). The best score of every
-# unrelated line is at most 0.40, and of a wrong top-1 at most 0.34 but for one metrics
-# line two references share (0.84). Lines between 0.4 and 0.7 are partial matches (a
+# When a match is confident. Chosen on the labelled set (tests/data/labelled: 107 lines of
+# 15 references, 29 unrelated lines; tests/content/test_labelled_set.py). The best score of
+# every unrelated line is at most 0.40, and of a wrong top-1 at most 0.34 but for one
+# metrics line two references share (0.84). Lines between 0.4 and 0.7 are partial matches (a
 # neighbouring line of the failure, a metric name): leads, not proof. 0.70 keeps a 0.30
-# margin over every unrelated line, leaves 84 of 99 correct top-1 lines confident, and
-# gives the shipped references no confident collision (0.65 would flag one: a bare
-# `GPU KV cache size` line against kv-cache-exhaustion).
+# margin over every unrelated line, leaves 84 of 99 correct top-1 lines confident, and gives
+# the shipped references no confident collision (0.65 would flag one: a bare `GPU KV cache
+# size` line against kv-cache-exhaustion).
 CONFIDENT_THRESHOLD = 0.70
 
 
@@ -298,7 +299,7 @@ def match_text(
     index: MatchIndex,
     text: str,
     context: RunContext | None = None,
-    limit: int = 5,
+    limit: int = DEFAULT_MATCH_LIMIT,
     exhaustive: bool = False,
 ) -> MatchResult:
     """Rank references for a pasted message (one line or a block such as a traceback).
