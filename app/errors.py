@@ -131,6 +131,10 @@ class AuthError(Unauthorized):
     """A token, editor name or session that does not hold up."""
 
 
+class SessionExpired(AuthError):
+    """A browser session past its lifetime; its row is deleted when this is seen."""
+
+
 class StaleBase(Conflict):
     """The file changed since the editor's base version; nothing was written."""
 

@@ -81,8 +81,8 @@ def loaded_by(module: str) -> set[str]:
     return set(loaded)
 
 
-def app_imports(path_parts: tuple[str, ...]) -> list[str]:
-    """The `app.` modules a source file imports, as written."""
+def imports(path_parts: tuple[str, ...]) -> list[str]:
+    """The modules a source file imports, as written."""
     tree = ast.parse((ROOT.joinpath(*path_parts)).read_text(encoding="utf-8"))
     names = []
     for node in ast.walk(tree):
@@ -90,7 +90,12 @@ def app_imports(path_parts: tuple[str, ...]) -> list[str]:
             names.append(node.module)
         elif isinstance(node, ast.Import):
             names.extend(alias.name for alias in node.names)
-    return [name for name in names if name == "app" or name.startswith("app.")]
+    return names
+
+
+def app_imports(path_parts: tuple[str, ...]) -> list[str]:
+    """The `app.` modules a source file imports, as written."""
+    return [name for name in imports(path_parts) if name == "app" or name.startswith("app.")]
 
 
 @pytest.mark.parametrize("module", [*modules_under("domain"), *(f"app.{m}" for m in LEAVES)])
@@ -126,6 +131,20 @@ def test_nothing_below_the_front_ends_imports_one(path: tuple[str, ...]) -> None
 )
 def test_the_domain_imports_no_store_or_service(path: tuple[str, ...]) -> None:
     wrong = [n for n in app_imports(path) if n.startswith(("app.store", "app.services"))]
+    assert wrong == [], f"{'/'.join(path)} imports {wrong}"
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        path.relative_to(ROOT).parts
+        for path in sorted(APP.rglob("*.py"))
+        if path.relative_to(APP).parts[0] != "store"
+    ],
+    ids=lambda parts: "/".join(parts),
+)
+def test_only_the_store_imports_the_database_libraries(path: tuple[str, ...]) -> None:
+    wrong = [name for name in imports(path) if name.split(".")[0] in DATABASE_LIBRARIES]
     assert wrong == [], f"{'/'.join(path)} imports {wrong}"
 
 

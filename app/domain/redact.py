@@ -3,6 +3,11 @@
 Logs carry tokens, keys, passwords, e-mail addresses, IPs and host names. Only redacted
 text reaches the database (the gaps list); the rules run most specific first so that a
 key inside a URL is caught by the key rule, not half-caught by the URL rule.
+
+Every pattern runs in time linear in the text: a match may only start where a run of the
+characters it is made of starts (a look-behind, not `\b`, which holds again after every
+`.` or `-` inside a run), and a scan over such a run is possessive or bounded, so no
+position of a long run is scanned again from each of its words.
 """
 
 from __future__ import annotations
@@ -29,8 +34,9 @@ def _keep_name(pattern: str) -> Callable[[str], str]:
 
 # `GITHUB_TOKEN=...`, `password: ...`, `api_key = '...'`: the name ends in a secret word.
 _NAMED = re.compile(
-    r"(?P<name>\b[\w.-]*?(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|"
-    r"private[_-]?key|credentials?)[\"']?\s*[:=]\s*[\"']?)(?P<value>[^\s\"',;&]+)",
+    r"(?P<name>(?<![\w.-])[\w.-]*?(?:password|passwd|pwd|secret|token|api[_-]?key|"
+    r"access[_-]?key|private[_-]?key|credentials?)[\"']?\s*+[:=]\s*+[\"']?)"
+    r"(?P<value>[^\s\"',;&]++)",
     re.IGNORECASE,
 )
 # Values that are counts (`max_tokens=11240`) or code (`tokenizer.eos_token`), not secrets;
@@ -76,11 +82,15 @@ _PEM = (
 )
 _AUTH_HEADER = r"(?P<name>\b(?:proxy-)?authorization\s*[:=]\s*)[^\s\"',]+(?:\s+[^\s\"',]+)?"
 _JWT = r"\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}"
-_URL_CREDENTIALS = r"(?P<scheme>\b[a-z][a-z0-9+.-]*://)[^/\s:@]*:[^/\s@]+@"
-_EMAIL = r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b"
+# A scheme is at most a few dozen characters (`postgresql+psycopg2`): bounded, so a long
+# dotted run costs a bounded scan from each of its words.
+_URL_CREDENTIALS = r"(?P<scheme>\b[a-z][a-z0-9+.-]{0,31}+://)[^/\s:@]*+:[^/\s@]++@"
+_EMAIL = r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]++@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b"
+# A host starts where no label does: not after a letter or digit, nor after `x.` (inside
+# a dotted name), so each dotted run is scanned from its start only.
 _HOST = (
-    r"\b(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+(?:com|net|org|io|ai|dev|internal|"
-    r"local|lan|cloud|corp|cluster|svc|edu|gov|us|uk|de|cn)\b"
+    r"(?<![a-z0-9])(?<![a-z0-9]\.)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+"
+    r"(?:com|net|org|io|ai|dev|internal|local|lan|cloud|corp|cluster|svc|edu|gov|us|uk|de|cn)\b"
 )
 
 # Each rule is small and named for what it removes; order matters (see module docstring).

@@ -4,18 +4,21 @@ dropped on success), read the file being edited and its history."""
 from __future__ import annotations
 
 import difflib
+import logging
 from dataclasses import dataclass
 
 from app.domain.references.document import Reference
 from app.domain.references.folder import MAX_FILE_BYTES, display_path
 from app.domain.references.parser import parse_reference
 from app.domain.references.problems import InvalidReference, Problem
-from app.errors import NotFound, PayloadTooLarge, StaleBase
+from app.errors import FailrefError, NotFound, PayloadTooLarge, StaleBase
 from app.services.library import Library
 from app.store import revisions
 from app.store.files import current_file, reference_file
 from app.store.models import DraftRow, RevisionRow
 from app.store.saves import Change, Saved, save_file
+
+logger = logging.getLogger(__name__)
 
 CONFLICT_LABELS = ("on disk now", "your version")
 
@@ -85,16 +88,26 @@ def save_reference(library: Library, edit: Edit, author: str) -> Saved:
 
 
 def save_as_editor(library: Library, editor_id: int, author: str, edit: Edit) -> Saved:
-    """Save `edit` for an editor. On a conflict their text is kept as a draft and the
-    StaleBase carries the diff from the file on disk to it; a save drops their drafts."""
+    """Save `edit` for an editor. On any failure their text is kept as a draft (when the
+    database takes it) and the error goes on to the front end, which shows the text again;
+    a conflict's StaleBase carries the diff from the file on disk to it. A save drops the
+    editor's drafts."""
     try:
         saved = save_reference(library, edit, author)
-    except StaleBase as error:
-        revisions.keep_draft(library.engine, editor_id, edit.reference_id, edit.text)
-        error.diff = unified_diff(error.current_text or "", edit.text, *CONFLICT_LABELS)
+    except FailrefError as error:
+        if isinstance(error, StaleBase):
+            error.diff = unified_diff(error.current_text or "", edit.text, *CONFLICT_LABELS)
+        _keep_draft(library, editor_id, edit)
         raise
     revisions.discard_drafts(library.engine, editor_id, edit.reference_id)
     return saved
+
+
+def _keep_draft(library: Library, editor_id: int, edit: Edit) -> None:
+    """Keep the text of a failed save; a database that is itself the failure cannot take
+    it, and then the page showing the text again is all there is."""
+    if not revisions.keep_draft(library.engine, editor_id, edit.reference_id, edit.text):
+        logger.warning("the draft of a failed save of %s was not kept", edit.reference_id)
 
 
 def editable_file(library: Library, reference_id: str) -> tuple[str, str] | None:

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from sqlmodel import Session
-
+from app.errors import SessionExpired
 from app.services.library import Library
 from app.store import editors
-from app.store.db import writing
+from app.store.db import reading, writing
 from app.store.editors import Login
 from app.store.models import EditorRow, SessionRow
 
@@ -25,21 +24,27 @@ def remove_editor(library: Library, name: str) -> None:
 
 def editing_open(library: Library) -> bool:
     """True once at least one active editor exists (editing is off before)."""
-    with Session(library.engine) as session:
+    with reading(library.engine) as session:
         return editors.any_editor(session)
 
 
 def editor_by_token(library: Library, token: str) -> EditorRow:
     """The active editor a Bearer token belongs to, or AuthError."""
-    with Session(library.engine) as session:
+    with reading(library.engine) as session:
         return editors.editor_for_token(session, token)
 
 
 def editor_by_session(library: Library, session_id: str) -> tuple[EditorRow, SessionRow]:
-    """The editor behind a live browser session, or AuthError; an expired session is
-    deleted on sight, hence the write transaction."""
-    with writing(library.engine) as session:
-        return editors.editor_for_session(session, session_id)
+    """The editor behind a live browser session, or AuthError. Looking up is a read (a
+    random cookie never takes the write lock); only an expired session's row is then
+    deleted, in a write of its own."""
+    try:
+        with reading(library.engine) as session:
+            return editors.editor_for_session(session, session_id)
+    except SessionExpired:
+        with writing(library.engine) as session:
+            editors.end_session(session, session_id)
+        raise
 
 
 def sign_in(library: Library, token: str) -> Login:

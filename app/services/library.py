@@ -8,10 +8,6 @@ import gc
 import logging
 import threading
 
-from sqlalchemy import Engine, text
-from sqlalchemy.exc import SQLAlchemyError
-from sqlmodel import Session
-
 from app.config import Settings
 from app.domain.catalog import Catalog
 from app.domain.matching.index import build_index
@@ -19,7 +15,7 @@ from app.domain.references.document import Reference
 from app.domain.references.folder import folder_signature
 from app.domain.references.problems import Problem
 from app.services.schemas import ReferenceDetail
-from app.store.db import make_engine, upgrade_database, writing
+from app.store.db import Engine, database_answers, make_engine, reading, upgrade_database, writing
 from app.store.files import remove_leftover_temporaries
 from app.store.gaps import prune_gaps
 from app.store.index import SyncReport, index_version, read_index, sync_folder
@@ -52,10 +48,13 @@ class Library:
     def reload(self) -> SyncReport:
         """Sync the references folder into the database, then swap in a new catalog."""
         with self._reload_lock, writing(self.engine) as session:
-            self._signature = folder_signature(self.settings.references_dir)
+            # Taken before reading, kept only once the sync succeeded: a failed sync leaves
+            # the old signature, so the watcher's next poll tries again.
+            signature = folder_signature(self.settings.references_dir)
             report = sync_folder(session, self.settings.references_dir)
             self._catalog = build_catalog(*read_index(session), tuple(report.problems))
             self._version = index_version(session)
+            self._signature = signature
         settle_heap()
         logger.info(
             "references loaded: %d added, %d updated, %d removed, %d unchanged, %d problems",
@@ -69,11 +68,12 @@ class Library:
 
     def refresh(self) -> None:
         """Swap in a catalog rebuilt from the database, after a save stored its row."""
-        with self._reload_lock, Session(self.engine) as session:
+        with self._reload_lock, reading(self.engine) as session:
             previous = self._catalog.problems if self._catalog else ()
-            self._signature = folder_signature(self.settings.references_dir)
-            self._version = index_version(session)
+            signature = folder_signature(self.settings.references_dir)
             self._catalog = build_catalog(*read_index(session), previous)
+            self._version = index_version(session)
+            self._signature = signature
         settle_heap()
 
     def poll(self) -> str | None:
@@ -83,7 +83,7 @@ class Library:
         if folder_signature(self.settings.references_dir) != self._signature:
             self.reload()
             return "reloaded"
-        with Session(self.engine) as session:
+        with reading(self.engine) as session:
             changed = index_version(session) != self._version
         if changed:
             self.refresh()
@@ -98,13 +98,7 @@ class Library:
 
     def database_answers(self) -> bool:
         """True when a trivial query succeeds."""
-        try:
-            with self.engine.connect() as connection:
-                connection.execute(text("SELECT 1"))
-        except SQLAlchemyError:
-            logger.exception("database check failed")
-            return False
-        return True
+        return database_answers(self.engine)
 
     def close(self) -> None:
         self.engine.dispose()

@@ -5,25 +5,23 @@ from __future__ import annotations
 
 import datetime as dt
 
-from sqlmodel import Session
-
 from app.config import Settings
 from app.services.library import Library
 from app.store import feedback, gaps
-from app.store.db import make_engine, upgrade_database, writing
+from app.store.db import make_engine, reading, upgrade_database, writing
 from app.store.feedback import FeedbackCounts
 from app.store.models import GapRow
 
 
 def list_gaps(library: Library) -> list[GapRow]:
     """The unanswered queries, most asked first."""
-    with Session(library.engine) as session:
+    with reading(library.engine) as session:
         return gaps.list_gaps(session)
 
 
 def gap_template(library: Library, gap_id: int) -> str | None:
     """The redacted template of one unanswered query, None when it is gone."""
-    with Session(library.engine) as session:
+    with reading(library.engine) as session:
         row = session.get(GapRow, gap_id)
     return row.template if row is not None else None
 

@@ -1,7 +1,9 @@
-"""The database engine, its migrations, and the session dependency."""
+"""The database engine, its migrations, and the two kinds of session: reading, and writing
+with SQLite's write lock taken at once."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -9,10 +11,15 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Connection, Engine, event
+from sqlalchemy import Connection, event, text
+from sqlalchemy import Engine as Engine  # the engine type the services pass around
+from sqlalchemy.exc import OperationalError as OperationalError  # what web/ turns into 503
+from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session, create_engine
 
 from app.config import Settings
+
+logger = logging.getLogger(__name__)
 
 # Writers wait this long for SQLite's lock instead of failing with "database is locked".
 BUSY_TIMEOUT_MS = 15_000
@@ -60,6 +67,24 @@ def upgrade_database(engine: Engine, settings: Settings) -> None:
     with engine.begin() as connection:
         config.attributes["connection"] = connection
         command.upgrade(config, "head")
+
+
+@contextmanager
+def reading(engine: Engine) -> Iterator[Session]:
+    """A session for reads; SQLite takes no write lock for it."""
+    with Session(engine) as session:
+        yield session
+
+
+def database_answers(engine: Engine) -> bool:
+    """True when a trivial query succeeds."""
+    try:
+        with engine.connect() as connection:
+            connection.execute(text("SELECT 1"))
+    except SQLAlchemyError:
+        logger.exception("database check failed")
+        return False
+    return True
 
 
 @contextmanager

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from sqlmodel import Session, col, delete, select
 
-from app.errors import AuthError
+from app.errors import AuthError, SessionExpired
 from app.store.models import EditorRow, SessionRow, utc_now
 
 TOKEN_PREFIX = "fr1"  # noqa: S105 (a format marker, not a secret)
@@ -129,14 +129,13 @@ def start_session(session: Session, editor: EditorRow) -> Login:
 
 
 def editor_for_session(session: Session, session_id: str) -> tuple[EditorRow, SessionRow]:
-    """The editor behind a live session, or AuthError (expired, ended or revoked)."""
+    """The editor behind a live session, or AuthError (ended or revoked) or SessionExpired;
+    a read only, so a page view with any cookie never waits for the write lock."""
     row = session.get(SessionRow, session_key(session_id))
     if row is None:
         raise AuthError("no such session")
     if _aware(row.expires_at) <= utc_now():
-        session.delete(row)
-        session.commit()
-        raise AuthError("the session has expired")
+        raise SessionExpired("the session has expired")
     editor = session.get(EditorRow, row.editor_id)
     if editor is None or editor.revoked_at is not None:
         raise AuthError("the editor was removed")

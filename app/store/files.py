@@ -3,7 +3,6 @@ write (a temporary file beside it, fsynced, renamed over it) that every save use
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import logging
 import os
@@ -52,10 +51,18 @@ def write_temporary(path: Path, data: bytes) -> Path:
             handle.flush()
             os.fsync(handle.fileno())
     except OSError as error:
-        with contextlib.suppress(FileNotFoundError):
-            temporary.unlink()
+        discard(temporary)
         raise storage_error(error) from None
     return temporary
+
+
+def discard(temporary: Path) -> None:
+    """Remove a temporary file if it is there; on a read-only or failing disk, leave it to
+    the clean-up at start-up rather than turn a clear storage error into a crash."""
+    try:
+        temporary.unlink(missing_ok=True)
+    except OSError as error:
+        logger.warning("could not remove %s: %s", temporary.name, error.strerror)
 
 
 def replace(temporary: Path, path: Path) -> None:

@@ -7,6 +7,7 @@ count; no IP, user or session is ever attached to a row.
 from __future__ import annotations
 
 import datetime as dt
+import re
 import unicodedata
 
 from sqlalchemy import Engine
@@ -19,6 +20,11 @@ from app.store.db import writing
 from app.store.models import GapRow, utc_now
 
 MAX_STORED_CHARS = 2000  # a template longer than this is cut; the column holds no more
+# What of a line is redacted before the cut: twice what is stored, ended at a word, so a
+# secret is never cut in two before redaction (its start stored, unrecognised), and a
+# 10 MB line costs no more than a short one.
+REDACTED_CHARS = 2 * MAX_STORED_CHARS
+NON_BLANK_RE = re.compile(r"\S")
 # Control and format characters (ANSI escapes, bidi overrides, zero-width marks) are stored as
 # visible escapes: on the admin page they could otherwise hide or reorder what was pasted.
 INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp"})
@@ -34,9 +40,26 @@ def visible(text: str) -> str:
     )
 
 
+def first_line(text: str) -> str:
+    """The first non-blank line of `text`, at most REDACTED_CHARS of it and ended at a word
+    when cut; the rest of the text is never read."""
+    found = NON_BLANK_RE.search(text)
+    if found is None:
+        return ""
+    start = found.start()
+    while start > 0 and text[start - 1] in " \t":
+        start -= 1
+    window = text[start : start + REDACTED_CHARS + 1]
+    line = window.splitlines()[0]
+    if len(line) > REDACTED_CHARS:
+        cut = max(line.rfind(" ", 0, REDACTED_CHARS), line.rfind("\t", 0, REDACTED_CHARS))
+        line = line[: cut if cut > 0 else REDACTED_CHARS]
+    return line
+
+
 def gap_template(text: str) -> tuple[str, str] | None:
     """(template, example) for a query: its first non-blank line, redacted, then masked."""
-    first = next((line for line in text.splitlines() if line.strip()), "")
+    first = first_line(text)
     if not first:
         return None
     redacted = redact(first)

@@ -3,12 +3,17 @@
 
 from __future__ import annotations
 
+import logging
+
 from sqlalchemy import Engine
+from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session, col, delete, select
 
 from app.domain.references.document import content_hash
 from app.store.db import writing
 from app.store.models import DraftRow, RevisionRow
+
+logger = logging.getLogger(__name__)
 
 
 def record_revision(
@@ -43,11 +48,17 @@ def revisions(engine: Engine, reference_id: str) -> list[RevisionRow]:
         return list(rows)
 
 
-def keep_draft(engine: Engine, editor_id: int, reference_id: str, text: str) -> None:
-    """Store text that could not be saved."""
-    with writing(engine) as session:
-        session.add(DraftRow(editor_id=editor_id, reference_id=reference_id, text=text))
-        session.commit()
+def keep_draft(engine: Engine, editor_id: int, reference_id: str, text: str) -> bool:
+    """Store text that could not be saved; False when the database could not take it
+    either (locked past the busy timeout, full), which is logged."""
+    try:
+        with writing(engine) as session:
+            session.add(DraftRow(editor_id=editor_id, reference_id=reference_id, text=text))
+            session.commit()
+    except SQLAlchemyError as error:
+        logger.warning("a draft could not be kept: %s", error)
+        return False
+    return True
 
 
 def latest_draft(engine: Engine, editor_id: int, reference_id: str) -> DraftRow | None:

@@ -17,20 +17,30 @@ Only after the commit does the caller get its answer.
 
 from __future__ import annotations
 
-import contextlib
+import logging
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
 from sqlalchemy import Engine
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, OperationalError
 
 from app.domain.references.document import Reference, content_hash
-from app.errors import Conflict, MissingBase, NotFound, StaleBase
+from app.errors import (
+    Conflict,
+    FailrefError,
+    InsufficientStorage,
+    MissingBase,
+    NotFound,
+    StaleBase,
+    Unavailable,
+)
 from app.store.db import writing
-from app.store.files import put_back, read_text, replace, write_temporary
+from app.store.files import discard, put_back, read_text, replace, write_temporary
 from app.store.index import bump_index_version, store_reference
 from app.store.revisions import record_revision
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -55,7 +65,24 @@ class Change:
 
 
 def save_file(engine: Engine, reference: Reference, change: Change) -> Saved:
-    """Write `change` over its file and `reference` into the index; see the module docstring."""
+    """Write `change` over its file and `reference` into the index; see the module docstring.
+    A database that is locked past the busy timeout, full or gone is one of our errors (503,
+    507) like a failing disk, so every front end can give the editor their text back."""
+    try:
+        return _save_file(engine, reference, change)
+    except OperationalError as error:
+        raise database_error(error) from None
+
+
+def database_error(error: OperationalError) -> FailrefError:
+    """What a failed database step of a save tells the editor."""
+    logger.error("a save failed in the database: %s", error.orig)
+    if "full" in str(error.orig).lower():
+        return InsufficientStorage("the database disk is full; nothing was saved")
+    return Unavailable("the database is busy or unavailable; nothing was saved, try again")
+
+
+def _save_file(engine: Engine, reference: Reference, change: Change) -> Saved:
     path = change.path
     with writing(engine) as session:
         temporary = write_temporary(path, change.data)
@@ -83,8 +110,7 @@ def save_file(engine: Engine, reference: Reference, change: Change) -> Saved:
                 raise
             session.refresh(revision)
         finally:
-            with contextlib.suppress(FileNotFoundError):
-                temporary.unlink()
+            discard(temporary)
     assert revision.id is not None
     return Saved(reference, revision.id, reference.content_hash)
 

@@ -9,11 +9,11 @@ import logging
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
-from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.errors import FailrefError
 from app.services.schemas import error_body
+from app.store.db import OperationalError
 from app.urls import answers_json
 from app.web.templating import page
 

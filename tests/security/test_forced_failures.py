@@ -116,6 +116,15 @@ def assert_error_page(response: Response, status: int) -> None:
     assert 'class="error-message"' in response.text
 
 
+def assert_editor_kept_the_text(response: Response, status: int, editors: Editors) -> None:
+    """A failed form save shows the editor again, with the editor's text and why."""
+    assert response.status_code == status
+    assert response.headers["content-type"].startswith("text/html")
+    assert 'name="text"' in response.text
+    assert "A host lost under a lock." in response.text
+    assert "nothing was saved" in response.text
+
+
 def assert_still_serving(client: TestClient) -> None:
     assert client.get("/readyz").status_code == 200
     assert client.get("/r/stuck-rank").status_code == 200
@@ -157,7 +166,7 @@ def test_a_database_locked_past_the_timeout_is_a_clean_503(
     put = locked_app.put()
     assert_json_error(put, 503)
     form = locked_app.save_form()
-    assert_error_page(form, 503)
+    assert_editor_kept_the_text(form, 503, locked_app)
     for response in (matched, pasted, put, form):
         assert_no_leak(response, locked_app.root)
         assert "locked" not in response.text
@@ -198,7 +207,7 @@ def test_a_database_error_after_the_rename_puts_the_old_file_back(
     if where == "api":
         assert_json_error(response, 503)
     else:
-        assert_error_page(response, 503)
+        assert_editor_kept_the_text(response, 503, editors)
     assert_no_leak(response, editors.root)
     assert snapshot(client) == before
     assert list(library_of(client).settings.references_dir.glob(".*tmp-*")) == []

@@ -78,7 +78,9 @@ PREFIX_RES: tuple[re.Pattern[str], ...] = (
     re.compile(r"[|:-]\s+"),
 )
 
-URL_RE = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s\"'<>)\]]*(?:<[a-z]+>[^\s\"')\]]*)*")
+# A scheme is a few dozen characters at most: bounded, so a long dotted run before a
+# `://` elsewhere on the line is not scanned again from each of its words.
+URL_RE = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]{0,31}+://[^\s\"'<>)\]]*+(?:<[a-z]+>[^\s\"')\]]*+)*+")
 UUID_RE = re.compile(
     r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"
 )

@@ -65,12 +65,16 @@ def read_folder(folder: Path) -> FolderContents:
 
 def _read_file(path: Path, folder: Path) -> tuple[bytes, Problem | None]:
     shown = display_path(path, folder)
-    if path.is_symlink() and not path.resolve().is_relative_to(folder.resolve()):
-        return b"", Problem(shown, 0, "file", "symbolic link pointing outside the folder")
-    size = path.stat().st_size
-    if size > MAX_FILE_BYTES:
-        return b"", Problem(shown, 0, "file", f"{size} bytes is over the {MAX_FILE_BYTES} limit")
-    return path.read_bytes(), None
+    try:
+        if path.is_symlink() and not path.resolve().is_relative_to(folder.resolve()):
+            return b"", Problem(shown, 0, "file", "symbolic link pointing outside the folder")
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            message = f"{size} bytes is over the {MAX_FILE_BYTES} limit"
+            return b"", Problem(shown, 0, "file", message)
+        return path.read_bytes(), None
+    except OSError as error:  # gone since it was listed, unreadable, a symlink loop
+        return b"", Problem(shown, 0, "file", f"could not be read ({error.strerror})")
 
 
 def check_across_files(references: Sequence[Reference]) -> tuple[list[Reference], list[Problem]]:

@@ -13,6 +13,9 @@ from app.errors import FrontMatterError
 MAX_FRONT_MATTER_BYTES = 16_384
 # YAML aliases let a few bytes expand into gigabytes ("billion laughs"); references need none.
 MAX_ALIASES = 0
+# The deepest front matter needs three levels (calculator → inputs → a list); the YAML
+# composer recurses once a level, so 3,000 levels in 6 KB would end in RecursionError.
+MAX_NESTING = 16
 DELIMITER = "---"
 
 
@@ -27,17 +30,30 @@ class SplitFile:
 
 
 class _StrictLoader(yaml.SafeLoader):
-    """A safe loader that counts aliases so that expansion bombs never construct."""
+    """A safe loader that counts aliases, so that expansion bombs never construct, and
+    nesting, so that deep collections never recurse past MAX_NESTING levels."""
 
     aliases_seen = 0
+    depth = 0
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         if self.check_event(yaml.AliasEvent):
             self.aliases_seen += 1
             if self.aliases_seen > MAX_ALIASES:
-                mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
-                raise FrontMatterError(mark.line + 2, "YAML aliases (*name) are not allowed")
-        return super().compose_node(parent, index)
+                raise FrontMatterError(self._line(), "YAML aliases (*name) are not allowed")
+        if self.depth >= MAX_NESTING:
+            message = f"front matter nests deeper than {MAX_NESTING} levels"
+            raise FrontMatterError(self._line(), message)
+        self.depth += 1
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
+
+    def _line(self) -> int:
+        """The file line of the next event (the front matter starts on line 2)."""
+        mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
+        return int(mark.line) + 2
 
 
 def split_front_matter(text: str) -> SplitFile:

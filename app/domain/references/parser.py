@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import re
 from typing import Any
 
@@ -16,6 +17,8 @@ from app.domain.references.sections import Block, Section, list_items, split_sec
 from app.errors import FrontMatterError
 from app.urls import reference_id_in_path
 
+logger = logging.getLogger(__name__)
+
 REQUIRED_SECTIONS = ("Message", "Context", "Causes", "Evidence checks", "Sources")
 WORKED_EXAMPLE = "Worked example"
 SEEN_IN = "Seen in"
@@ -24,7 +27,19 @@ SOURCE_SEPARATORS = " \t—–-:;,"
 
 
 def parse_reference(path: str, data: bytes) -> tuple[Reference | None, list[Problem]]:
-    """Parse the bytes of the file at `path`; the reference is None when any error was found."""
+    """Parse the bytes of the file at `path`; the reference is None when any error was found.
+
+    Whatever goes wrong inside is a problem of this file, never an exception: one file in
+    git must not stop a load, a check or the site."""
+    try:
+        return _parse(path, data)
+    except Exception as error:  # a parser bug or a pathological file: report it, go on
+        logger.warning("%s could not be parsed", path, exc_info=True)
+        message = f"the file could not be read ({type(error).__name__}: {str(error)[:200]})"
+        return None, [Problem(path, 1, "file", message)]
+
+
+def _parse(path: str, data: bytes) -> tuple[Reference | None, list[Problem]]:
     found = Collector(path)
     try:
         text = data.decode("utf-8")
@@ -258,7 +273,9 @@ def _links(tokens: list[Token]) -> list[tuple[str, str]]:
 
 # A link whose URL the renderer refuses (`javascript:`) is parsed as plain text, so it is found
 # here instead: every `[text](url)` that did not become a link is still a broken source.
-_LINK_TEXT = re.compile(r"\[([^\]]*)\]\(([^)\s]*)[^)]*\)")
+# Neither part may cross a `[`, and each part is possessive: a scan never runs on from one
+# link's `[` over the next ones, so `[a](` repeated costs linear time.
+_LINK_TEXT = re.compile(r"\[([^\][]*+)\]\(([^)\s\[]*+)[^)\[]*+\)")
 
 
 def _refused_links(token: Token) -> list[tuple[str, str]]:

@@ -1,0 +1,116 @@
+"""Every pattern that sees user text runs in time linear in it (issue 13, item 1 and 3).
+
+Quadratic redaction answered a 16 KB paste after 19 s and held the interpreter lock all
+along; `[a](` repeated took over a minute to parse. Here each redaction rule, each
+normalisation rule, the context inference, the line classifiers, the refused-link pattern
+and the gap recorder get 100,000 repetitions of shapes that made a pattern restart at
+every word (`a.`, `a-`, `a@`, ...). Each call runs under a CPU-time deadline (SIGPROF
+counts this process's CPU only, so a loaded machine does not trip it) of CPU_DEADLINE_S:
+a linear pass over these 200-400 KB takes at most a quarter of a second here, a quadratic
+one minutes."""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+
+from app.domain.matching import context, lines, normalize
+from app.domain.redact import RULES, redact
+from app.domain.references import markdown, parser
+from app.store import gaps
+from app.web import bodies
+
+REPEAT = 100_000
+CPU_DEADLINE_S = 5.0
+SHAPES = {
+    "dots": "a." * REPEAT,
+    "hyphens": "a-" * REPEAT,
+    "ats": "a@" * REPEAT,
+    "colons": "a:" * REPEAT,
+    "slashes": "a/" * REPEAT,
+    "numbers": "1." * REPEAT,
+    "links": "[a](" * REPEAT,
+    "scheme-far-away": "a." * REPEAT + " ://",
+    "hex-ish": "x0" * REPEAT,
+    "placeholders": "<n>, " * REPEAT,
+    "escapes": "\x1b]" * REPEAT,
+    "words": "a " * REPEAT,
+    "pem-headers": "-----BEGIN " * (REPEAT // 5),
+    "named": "password." * (REPEAT // 5),
+    "emails": "a.b@" * (REPEAT // 2),
+}
+Rule = Callable[[str], Any]
+CHECKED: dict[str, Rule] = {
+    **{f"redact: {name}": rule for name, rule in RULES},
+    "redact": redact,
+    **{f"normalize: {mask.__name__}": mask for mask in normalize.MASKS},
+    "normalize: strip_prefixes": normalize.strip_prefixes,
+    "normalize: strip_ansi": normalize.strip_ansi,
+    "normalize: strip_control": normalize.strip_control,
+    "normalize: collapse_spaces": normalize.collapse_spaces,
+    "normalize: keep_last_carriage_segment": normalize.keep_last_carriage_segment,
+    "normalize_line": normalize.normalize_line,
+    "infer_context": context.infer_context,
+    "telling lines": lines.TELLING_RE.search,
+    "noise lines": lines.NOISE_RE.match,
+    "refused links": parser._LINK_TEXT.findall,
+    "safe url": markdown.is_safe_url,
+    "gap template": gaps.gap_template,
+    "form percent escapes": lambda text: bodies.unquote_plus_bytes(text.encode()),
+}
+
+
+@contextmanager
+def cpu_deadline(seconds: float) -> Iterator[None]:
+    """Fail with TimeoutError once this process has spent `seconds` of CPU time."""
+
+    def expire(_signum: int, _frame: object) -> None:
+        raise TimeoutError(f"over {seconds} s of CPU time: not linear")
+
+    previous = signal.signal(signal.SIGPROF, expire)
+    signal.setitimer(signal.ITIMER_PROF, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, previous)
+
+
+@pytest.mark.parametrize("rule", CHECKED.values(), ids=CHECKED.keys())
+def test_a_pattern_that_sees_user_text_is_linear(rule: Rule) -> None:
+    for shape, text in SHAPES.items():
+        try:
+            with cpu_deadline(CPU_DEADLINE_S):
+                rule(text)
+        except TimeoutError:
+            pytest.fail(f"the {shape!r} shape ({len(text):,} characters) is not linear")
+
+
+def test_the_gap_recorder_redacts_a_bounded_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A 10 MB line is redacted 4,000 characters at a time at most, cut at a word."""
+    seen: list[str] = []
+
+    def recording(text: str) -> str:
+        seen.append(text)
+        return redact(text)
+
+    monkeypatch.setattr(gaps, "redact", recording)
+    line = "token: " + "word " * 2_000_000
+    found = gaps.gap_template("\n\n" + line)
+    assert found is not None
+    [redacted] = seen
+    assert gaps.REDACTED_CHARS - len("word ") <= len(redacted) <= gaps.REDACTED_CHARS
+    assert redacted.endswith("word")
+
+
+def test_a_secret_is_not_cut_before_it_is_redacted() -> None:
+    """The window ends at a word, so a key straddling it is dropped whole, never in part."""
+    key = "ghp_" + "A1b2C3d4" * 5
+    padding = "x " * ((gaps.REDACTED_CHARS - 10) // 2)
+    found = gaps.gap_template(padding + key + " tail")
+    assert found is not None
+    assert key[:8] not in found[1]
