@@ -84,7 +84,13 @@ class PreconditionRequired(FailrefError):
 
 
 class TooManyRequests(FailrefError):
+    """A client past its budget; `retry_after_s` is when its next request is allowed."""
+
     status = 429
+
+    def __init__(self, message: str, retry_after_s: int) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
 
 
 class Unavailable(FailrefError):

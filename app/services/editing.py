@@ -77,7 +77,10 @@ def _claims_taken(library: Library, reference: Reference | None) -> list[Problem
 
 def save_reference(library: Library, edit: Edit, author: str) -> Saved:
     """Validate and save `edit` (see app.store.saves for the order), then serve it."""
-    reference = validate_text(library, edit.reference_id, edit.text)
+    return _store(library, validate_text(library, edit.reference_id, edit.text), edit, author)
+
+
+def _store(library: Library, reference: Reference, edit: Edit, author: str) -> Saved:
     path = reference_file(library.settings.references_dir, edit.reference_id)
     change = Change(
         path, file_bytes(edit.text), edit.base_hash, edit.creating, author, edit.message
@@ -88,12 +91,14 @@ def save_reference(library: Library, edit: Edit, author: str) -> Saved:
 
 
 def save_as_editor(library: Library, editor_id: int, author: str, edit: Edit) -> Saved:
-    """Save `edit` for an editor. On any failure their text is kept as a draft (when the
-    database takes it) and the error goes on to the front end, which shows the text again;
-    a conflict's StaleBase carries the diff from the file on disk to it. A save drops the
-    editor's drafts."""
+    """Save `edit` for an editor. A text that does not validate is refused as it is (the
+    front end shows it with its problems). Once it is valid, any failure to store it keeps
+    the text as a draft (when the database takes it) before the error goes on to the front
+    end, which shows the text again; a conflict's StaleBase carries the diff from the file
+    on disk to it. A save drops the editor's drafts."""
+    reference = validate_text(library, edit.reference_id, edit.text)
     try:
-        saved = save_reference(library, edit, author)
+        saved = _store(library, reference, edit, author)
     except FailrefError as error:
         if isinstance(error, StaleBase):
             error.diff = unified_diff(error.current_text or "", edit.text, *CONFLICT_LABELS)

@@ -8,6 +8,7 @@ its SHA-256, so neither a database dump nor a log line can be replayed.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 import hmac
 import re
@@ -20,6 +21,11 @@ from app.errors import AuthError, SessionExpired
 from app.store.models import EditorRow, SessionRow, utc_now
 
 TOKEN_PREFIX = "fr1"  # noqa: S105 (a format marker, not a secret)
+# `fr1.<id>.<secret>`: the id as the database wrote it (no sign, no leading zero, ASCII
+# digits only) and the secret as `secrets.token_urlsafe(32)` writes it.
+TOKEN_RE = re.compile(
+    rf"{TOKEN_PREFIX}\.(?P<id>[1-9][0-9]{{0,17}})\.(?P<secret>[A-Za-z0-9_-]{{20,100}})"
+)
 # scrypt at n=2**14, r=8: 16 MiB and tens of milliseconds per check, the cost the
 # Python docs suggest for interactive logins; the secret itself has 256 random bits.
 SCRYPT_N = 2**14
@@ -96,15 +102,23 @@ def any_editor(session: Session) -> bool:
 
 def editor_for_token(session: Session, token: str) -> EditorRow:
     """The active editor the token belongs to, or AuthError."""
-    parts = token.strip().split(".")
-    if len(parts) != 3 or parts[0] != TOKEN_PREFIX or not parts[1].isdigit():
+    found = TOKEN_RE.fullmatch(token.strip())
+    if found is None:
         raise AuthError("not a failref token")
-    editor = session.get(EditorRow, int(parts[1]))
-    if editor is None or editor.revoked_at is not None:
-        raise AuthError("unknown or revoked token")
-    if not secret_matches(parts[2], editor.token_hash):
+    editor = session.get(EditorRow, int(found.group("id")))
+    live = editor is not None and editor.revoked_at is None
+    # An unknown or revoked id costs the same hash as a known one: the answer's timing
+    # must not tell which ids exist.
+    stored = editor.token_hash if editor is not None and live else _dummy_hash()
+    if not secret_matches(found.group("secret"), stored) or not live or editor is None:
         raise AuthError("unknown or revoked token")
     return editor
+
+
+@functools.cache
+def _dummy_hash() -> str:
+    """A hash of a random secret nobody holds, made once, checked against for unknown ids."""
+    return hash_secret(secrets.token_urlsafe(32))
 
 
 def session_key(session_id: str) -> str:

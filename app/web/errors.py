@@ -11,7 +11,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from app.errors import FailrefError
+from app.errors import FailrefError, TooManyRequests
 from app.services.schemas import error_body
 from app.store.db import OperationalError
 from app.urls import answers_json
@@ -45,10 +45,14 @@ def error_response(
 
 
 def failure_response(request: Request, error: FailrefError) -> Response:
-    """`error_response` for one of our errors, with everything it carries."""
-    return error_response(
+    """`error_response` for one of our errors, with everything it carries (a 429 says when
+    to come back)."""
+    response = error_response(
         request, error.status, str(error), error.field, error.problems, error.diff
     )
+    if isinstance(error, TooManyRequests):
+        response.headers["retry-after"] = str(error.retry_after_s)
+    return response
 
 
 def install_error_handlers(app: FastAPI) -> None:
@@ -82,10 +86,7 @@ def install_error_handlers(app: FastAPI) -> None:
             request, 503, "The database is busy or unavailable; try again shortly."
         )
 
-    @app.exception_handler(Exception)
-    async def unexpected_error(request: Request, error: Exception) -> Response:
-        logger.exception("unhandled error on %s %s", request.method, request.url.path)
-        return error_response(request, 500, "Something went wrong on our side; it has been logged.")
+    # Unexpected exceptions are answered by web.middleware.unexpected, inside the headers.
 
 
 def _first_validation_problem(error: RequestValidationError) -> tuple[str | None, str]:

@@ -22,6 +22,7 @@ from app.web.mcp_endpoint import StreamableHTTPEndpoint, app_library
 from app.web.middleware.body_limit import BodyLimit
 from app.web.middleware.fast_reads import ReferenceReads
 from app.web.middleware.security_headers import SecurityHeaders
+from app.web.middleware.unexpected import Unexpected
 from app.web.ratelimit import RateLimiter
 from app.web.routes import api, api_editing, editor, health, pages
 
@@ -86,5 +87,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             allow_headers=["Content-Type"],
         )
     app.add_middleware(BodyLimit, max_body_bytes=settings.max_body_bytes)
+    app.add_middleware(Unexpected)  # inside the headers, so a 500 carries them too
     app.add_middleware(SecurityHeaders)
     return app

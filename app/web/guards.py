@@ -70,10 +70,17 @@ def optional_editor(request: Request, library: LibraryDep) -> Editor | None:
     return None
 
 
-def editing_allowed(library: LibraryDep) -> None:
-    """Editing is off on read-only mirrors and until an editor exists."""
+def writable(library: LibraryDep) -> None:
+    """Nothing is written on a read-only mirror: no edit, no sign-in, no feedback."""
     if library.settings.read_only:
         raise Forbidden("this failref is a read-only mirror; editing is off")
+
+
+Writable = Annotated[None, Depends(writable)]
+
+
+def editing_allowed(library: LibraryDep, _writable: Writable) -> None:
+    """Editing is off on read-only mirrors and until an editor exists."""
     if not editing_open(library):
         raise Forbidden("editing is off until an editor exists: failref editor add NAME")
 

@@ -4,6 +4,7 @@ flood gets 429 instead of filling the gaps table or starving other clients. The 
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from dataclasses import dataclass
@@ -48,6 +49,13 @@ class RateLimiter:
             bucket.tokens -= 1
             return True
 
+    def retry_after_s(self, client: str) -> int:
+        """Whole seconds until `client`'s bucket holds a token again (at least 1)."""
+        with self._lock:
+            bucket = self._buckets.get(client)
+            missing = 1 - bucket.tokens if bucket is not None else 0
+        return max(1, math.ceil(missing / self.rate))
+
     def _forget_idle(self, now: float) -> None:
         if len(self._buckets) < MAX_CLIENTS:
             return
@@ -63,8 +71,12 @@ def spend_budget(request: Request, purpose: str = "work") -> None:
     editor out of signing in. Pages, the JSON API and MCP tool calls share "work"."""
     limiter: RateLimiter = request.app.state.rate_limiter
     client = request.client.host if request.client else "unknown"
-    if not limiter.allow(f"{purpose}:{client}"):
-        raise TooManyRequests("too many requests from this client; wait a minute and retry")
+    key = f"{purpose}:{client}"
+    if not limiter.allow(key):
+        raise TooManyRequests(
+            "too many requests from this client; wait a minute and retry",
+            limiter.retry_after_s(key),
+        )
 
 
 async def within_budget(request: Request) -> None:

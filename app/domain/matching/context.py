@@ -16,6 +16,14 @@ from app.domain.references.document import Reference
 # Text beyond this is not searched for context: the head of a log names the framework
 # and GPU, and a 50 MB paste must not cost a second here (about 30 ms for 64 KiB).
 MAX_INFER_CHARS = 64 * 1024
+# A framework, phase, GPU or model name is a few words; notes a few sentences. Longer is
+# a mistake or an attempt to make every answer carry the request back many times over.
+FIELD_CHARS = 100
+NOTES_CHARS = 1000
+# More GPUs than any cluster has.
+MAX_GPUS = 1_000_000
+# A value the user gave is quoted in a reason at most this long.
+REASON_VALUE_CHARS = 40
 # How much one agreeing or disagreeing field moves a score (multiplicative). A
 # disagreement weighs more: many references share the common frameworks, so agreeing
 # says less than contradicting.
@@ -98,16 +106,28 @@ FRAMEWORK_ALIASES = {
 
 
 class RunContext(BaseModel):
-    """What the user says about their run; every field optional."""
+    """What the user says about their run; every field optional and short."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    framework: str | None = Field(default=None, description="vllm, deepspeed, pytorch, ...")
-    phase: str | None = Field(default=None, description="training, inference, startup, ...")
-    gpu: str | None = Field(default=None, description="GPU model, H100, A100, ...")
-    gpus: int | None = Field(default=None, ge=1, description="How many GPUs the run uses.")
-    model: str | None = Field(default=None, description="The model, llama-3-70b, ...")
-    notes: str | None = Field(default=None, description="Anything else, free text.")
+    framework: str | None = Field(
+        default=None, max_length=FIELD_CHARS, description="vllm, deepspeed, pytorch, ..."
+    )
+    phase: str | None = Field(
+        default=None, max_length=FIELD_CHARS, description="training, inference, startup, ..."
+    )
+    gpu: str | None = Field(
+        default=None, max_length=FIELD_CHARS, description="GPU model, H100, A100, ..."
+    )
+    gpus: int | None = Field(
+        default=None, ge=1, le=MAX_GPUS, description="How many GPUs the run uses."
+    )
+    model: str | None = Field(
+        default=None, max_length=FIELD_CHARS, description="The model, llama-3-70b, ..."
+    )
+    notes: str | None = Field(
+        default=None, max_length=NOTES_CHARS, description="Anything else, free text."
+    )
 
 
 def infer_context(text: str) -> dict[str, str]:
@@ -167,16 +187,16 @@ def _framework_verdict(reference: Reference, value: str | None) -> tuple[bool, s
     wanted = FRAMEWORK_ALIASES.get(value.lower(), value.lower())
     frameworks = {FRAMEWORK_ALIASES.get(f.lower(), f.lower()) for f in reference.frameworks}
     if wanted in frameworks:
-        return True, f"framework {value} agrees"
-    return False, f"framework {value} is not among {', '.join(reference.frameworks)}"
+        return True, f"framework {_quoted(value)} agrees"
+    return False, f"framework {_quoted(value)} is not among {', '.join(reference.frameworks)}"
 
 
 def _phase_verdict(reference: Reference, value: str | None) -> tuple[bool, str] | None:
     if not value or not reference.phases:
         return None
     if value.lower() in {phase.lower() for phase in reference.phases}:
-        return True, f"phase {value} agrees"
-    return False, f"phase {value} is not among {', '.join(reference.phases)}"
+        return True, f"phase {_quoted(value)} agrees"
+    return False, f"phase {_quoted(value)} is not among {', '.join(reference.phases)}"
 
 
 def _gpu_verdict(reference: Reference, value: str | None) -> tuple[bool, str] | None:
@@ -184,8 +204,8 @@ def _gpu_verdict(reference: Reference, value: str | None) -> tuple[bool, str] | 
     if not value or not gpus:
         return None
     if value.replace(" ", "").upper() in {name.replace(" ", "").upper() for name in gpus}:
-        return True, f"GPU {value} agrees"
-    return False, f"GPU {value} is not among {', '.join(gpus)}"
+        return True, f"GPU {_quoted(value)} agrees"
+    return False, f"GPU {_quoted(value)} is not among {', '.join(gpus)}"
 
 
 def _gpus_verdict(reference: Reference, value: str | None) -> tuple[bool, str] | None:
@@ -197,10 +217,12 @@ def _gpus_verdict(reference: Reference, value: str | None) -> tuple[bool, str] |
 
 
 def _model_verdict(reference: Reference, value: str | None) -> tuple[bool, str] | None:
-    family = MODEL_RE.match(value.strip()) if value else None
+    if not value:
+        return None
+    family = MODEL_RE.match(value.strip())
     if family is None or family.group(1).lower() not in _keywords(reference):
         return None
-    return True, f"model {value} is named by the reference"
+    return True, f"model {_quoted(value)} is named by the reference"
 
 
 def _notes_verdict(reference: Reference, value: str | None) -> tuple[bool, str] | None:
@@ -210,6 +232,13 @@ def _notes_verdict(reference: Reference, value: str | None) -> tuple[bool, str] 
     if len(shared) < 2:
         return None
     return True, f"notes mention {', '.join(shared[:5])}"
+
+
+def _quoted(value: str) -> str:
+    """A user's value as a reason quotes it: whole when short, its start otherwise."""
+    if len(value) <= REASON_VALUE_CHARS:
+        return value
+    return value[:REASON_VALUE_CHARS] + "…"
 
 
 def _is_distributed(reference: Reference) -> bool:

@@ -16,7 +16,14 @@ from app.services.library import Library
 from app.urls import REFERENCE_EDIT, REFERENCE_HISTORY, REFERENCE_RESTORE
 from app.web.bodies import SafeBodyRoute
 from app.web.deps import LibraryDep
-from app.web.guards import SESSION_COOKIE, Editor, EditorDep, check_csrf, same_origin
+from app.web.guards import (
+    SESSION_COOKIE,
+    Editor,
+    EditorDep,
+    Writable,
+    check_csrf,
+    same_origin,
+)
 from app.web.ratelimit import SignInLimited
 from app.web.templating import page, page_path
 
@@ -51,7 +58,7 @@ def safe_next(target: str | None) -> str:
 
 
 @router.get("/login", response_class=HTMLResponse, name="login")
-def login_form(request: Request, next: str | None = None) -> HTMLResponse:
+def login_form(request: Request, _writable: Writable, next: str | None = None) -> HTMLResponse:
     """The sign-in form; a token in the URL is refused, since URLs end up in logs."""
     if "token" in request.query_params:
         raise InvalidInput("never put a token in a URL; paste it into the form", field="token")
@@ -62,6 +69,7 @@ def login_form(request: Request, next: str | None = None) -> HTMLResponse:
 def login(
     request: Request,
     library: LibraryDep,
+    _writable: Writable,
     _budget: SignInLimited,
     token: Annotated[str, Form(max_length=200)],
     next: Annotated[str, Form(max_length=2000)] = "/",

@@ -27,7 +27,7 @@ from app.services.readers import feedback_counts, record_feedback
 from app.urls import REFERENCE_FEEDBACK, REFERENCE_PAGE
 from app.web.bodies import SafeBodyRoute
 from app.web.deps import CatalogDep, LibraryDep
-from app.web.guards import OptionalEditor, same_origin
+from app.web.guards import OptionalEditor, Writable, same_origin
 from app.web.ratelimit import RateLimited, spend_budget
 from app.web.templating import page, page_path
 from app.web.views.calculator_panel import CalculatorPanel, build_panel, preset_inputs
@@ -181,6 +181,7 @@ def reference_feedback(
     request: Request,
     reference_id: str,
     library: LibraryDep,
+    _writable: Writable,
     _budget: RateLimited,
     helpful: Annotated[Literal["yes", "no"], Form()],
 ) -> Response:

@@ -5,14 +5,16 @@ The routes parse the request into a `PasteForm`; `app.services.analysis` does th
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 
-from app.domain.matching.context import RunContext
+from app.domain.matching.context import FIELD_CHARS, MAX_GPUS, NOTES_CHARS, RunContext
 from app.domain.redact import SECRET, redact
 from app.errors import InvalidInput
 
 # A shareable `/?q=` URL stays short enough for chat messages and server logs.
 SHARE_MAX_CHARS = 500
+GPU_COUNT_RE = re.compile(r"[0-9]{1,7}")
 CONTEXT_FIELDS = ("framework", "phase", "gpu", "gpus", "model", "notes")
 CONTEXT_LABELS = {
     "framework": "Framework",
@@ -82,10 +84,17 @@ class PasteForm:
 
     def run_context(self) -> RunContext:
         """The run context the user gave; InvalidInput names a field that makes no sense."""
+        for name in CONTEXT_FIELDS:
+            limit = NOTES_CHARS if name == "notes" else FIELD_CHARS
+            if name != "gpus" and len(getattr(self, name)) > limit:
+                label = CONTEXT_LABELS[name]
+                raise InvalidInput(f"{label}: at most {limit} characters", field=name)
         gpus = None
         if self.gpus:
-            if not self.gpus.isdigit() or int(self.gpus) < 1:
-                raise InvalidInput("GPU count: must be a whole number, 1 or more", field="gpus")
+            # ASCII digits only: `'²'.isdigit()` is true and `int('²')` fails.
+            if not GPU_COUNT_RE.fullmatch(self.gpus) or not 1 <= int(self.gpus) <= MAX_GPUS:
+                message = f"GPU count: must be a whole number from 1 to {MAX_GPUS:,}"
+                raise InvalidInput(message, field="gpus")
             gpus = int(self.gpus)
         return RunContext(
             framework=self.framework or None,
