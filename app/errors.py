@@ -71,6 +71,10 @@ class Forbidden(FailrefError):
     status = 403
 
 
+class MethodNotAllowed(FailrefError):
+    status = 405
+
+
 class Conflict(FailrefError):
     status = 409
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import logging.config
 import os
 import sys
 from collections.abc import Iterator
@@ -14,6 +15,7 @@ from typing import Any, TextIO
 
 import click
 
+from app.cli.logs import logging_config
 from app.cli.serving import serve as run_server
 from app.config import DEFAULT_MATCH_LIMIT, MAX_MATCH_LIMIT, Settings
 from app.domain.calculators import CALCULATORS
@@ -90,6 +92,8 @@ def serve(
     ctx: click.Context, host: str, port: int, reload: bool, workers: int, access_log: bool
 ) -> None:
     """Run the web app, the JSON API and the MCP endpoint."""
+    # The loader's start-up warnings below are logged as JSON too, like the workers' logs.
+    logging.config.dictConfig(logging_config())
     if workers > 1:
         # Migrate and load once, before the workers race to do it.
         open_library(settings_of(ctx)).close()

@@ -13,7 +13,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
-from app.errors import FailrefError, Unavailable
+from app.errors import FailrefError, MethodNotAllowed, Unavailable
 from app.mcp.tools import LibraryProvider
 from app.services.library import Library
 from app.urls import MCP_PATH
@@ -66,11 +66,17 @@ class StreamableHTTPEndpoint:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         request = Request(scope, receive)
         try:
-            if request.method == "POST":
-                spend_budget(request)  # a tool call spends the client's budget, as a paste does
+            if request.method != "POST":
+                # The transport is stateless: there is no stream for a GET to open, and the
+                # specification lets a server answer 405 rather than hold one open forever.
+                raise MethodNotAllowed("the MCP endpoint takes POST requests only")
+            spend_budget(request)  # a tool call spends the client's budget, as a paste does
             if self._manager is None:
                 raise Unavailable("the MCP server is not running")
         except FailrefError as error:
-            await failure_response(request, error)(scope, receive, send)
+            response = failure_response(request, error)
+            if isinstance(error, MethodNotAllowed):
+                response.headers["allow"] = "POST"
+            await response(scope, receive, send)
             return
         await self._manager.handle_request(scope, receive, send)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import logging
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -113,3 +115,34 @@ def test_gaps_prune_reports_what_it_deleted(runner: CliRunner, settings: Setting
     result = runner.invoke(cli, ["gaps", "prune"])
     assert result.exit_code == 0, result.output
     assert "1 unanswered query deleted." in result.output
+
+
+@pytest.fixture
+def restored_logging() -> Iterator[None]:
+    """`failref serve` configures logging for the process; put it back afterwards."""
+    loggers = [
+        logging.getLogger(name)
+        for name in ("", "uvicorn", "uvicorn.error", "uvicorn.access", "app")
+    ]
+    saved = [(lg, lg.handlers[:], lg.level, lg.propagate) for lg in loggers]
+    yield
+    for lg, handlers, level, propagate in saved:
+        lg.handlers[:] = handlers
+        lg.setLevel(level)
+        lg.propagate = propagate
+
+
+def test_serve_logs_the_start_up_load_as_json(
+    runner: CliRunner,
+    references_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    restored_logging: None,
+) -> None:
+    """Issue 13, item 16: with --workers, the load before the workers start logged text."""
+    (references_dir / "broken.md").write_text("no front matter\n")
+    monkeypatch.setattr("app.cli.commands.run_server", lambda *_args, **_kwargs: None)
+    result = runner.invoke(cli, ["serve", "--workers", "2"])
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    entries = [json.loads(line) for line in lines]
+    assert any(entry["level"] == "WARNING" and "broken.md" in entry["message"] for entry in entries)

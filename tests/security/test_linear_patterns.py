@@ -58,6 +58,7 @@ CHECKED: dict[str, Rule] = {
     "telling lines": lines.TELLING_RE.search,
     "noise lines": lines.NOISE_RE.match,
     "refused links": parser._LINK_TEXT.findall,
+    "link destinations": parser.DESTINATION_RE.findall,
     "safe url": markdown.is_safe_url,
     "gap template": gaps.gap_template,
     "form percent escapes": lambda text: bodies.unquote_plus_bytes(text.encode()),

@@ -45,3 +45,11 @@ def test_mcp_calls_use_up_the_budget_of_api_calls(settings: Settings) -> None:
         refused = client.post("/api/v1/match", json={"log": "junk"})
     assert refused.status_code == 429
     assert refused.json()["error"]["code"] == "too_many_requests"
+
+
+def test_a_get_is_405_rather_than_a_stream_held_open(client: TestClient) -> None:
+    """Issue 13, item 6: the stateless transport has no stream for a GET to open."""
+    response = client.get(MCP_PATH, headers={"accept": "text/event-stream"})
+    assert response.status_code == 405
+    assert response.headers["allow"] == "POST"
+    assert response.json()["error"]["code"] == "method_not_allowed"

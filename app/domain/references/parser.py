@@ -11,7 +11,12 @@ from markdown_it.token import Token
 from app.domain.references.document import Cause, Check, Message, Reference, Source, content_hash
 from app.domain.references.fields import Collector, check_front_matter
 from app.domain.references.frontmatter import split_front_matter
-from app.domain.references.markdown import is_safe_url, linked_reference_id, render_markdown
+from app.domain.references.markdown import (
+    is_safe_url,
+    linked_reference_id,
+    markdown_parser,
+    render_markdown,
+)
 from app.domain.references.problems import Problem
 from app.domain.references.sections import Block, Section, list_items, split_sections
 from app.errors import FrontMatterError
@@ -24,6 +29,10 @@ WORKED_EXAMPLE = "Worked example"
 SEEN_IN = "Seen in"
 CHECK_VERDICT = re.compile(r"\b(confirm\w*|rules? out|ruled out)\b", re.IGNORECASE)
 SOURCE_SEPARATORS = " \t—–-:;,"
+# A link destination as written: after `](`, up to a space, `>`, `]` or the `)` that
+# closes it (one level of balanced parentheses allowed, as in Wikipedia URLs). The two
+# alternatives start differently and the repeat is possessive, so it stays linear.
+DESTINATION_RE = re.compile(r"\]\(\s*<?((?:[^()\s>\]]|\([^()\s]*\))*+)")
 
 
 def parse_reference(path: str, data: bytes) -> tuple[Reference | None, list[Problem]]:
@@ -245,12 +254,15 @@ def _source(item: Block, found: Collector) -> Source | None:
 
 def _after_link(source: str, href: str) -> str:
     """What follows `[title](href)` in an item: found by its URL, since a title may itself
-    hold brackets or parentheses."""
-    start = source.find(f"]({href}")
-    if start < 0:
-        return ""
-    end = source.find(")", start + len(href) + 2)
-    return source[end + 1 :] if end >= 0 else ""
+    hold brackets or parentheses. The parser hands over the URL normalised (`Ü` as `%C3%9C`),
+    so each destination written in the source is normalised the same way to recognise it."""
+    normalize = markdown_parser().normalizeLink
+    for found in DESTINATION_RE.finditer(source):
+        written = found.group(1)
+        if written == href or normalize(written) == href:
+            end = source.find(")", found.end())
+            return source[end + 1 :] if end >= 0 else ""
+    return ""
 
 
 def _check_source_url(href: str, line: int, rule: str, found: Collector) -> None:

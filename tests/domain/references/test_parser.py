@@ -313,3 +313,18 @@ def test_source_title_with_parentheses_keeps_what_it_supports() -> None:
     assert reference is not None
     assert reference.sources[0].title.startswith("py-spy (the")
     assert reference.sources[0].supports_markdown == "`dump` prints every thread's stack."
+
+
+def test_a_source_url_the_parser_percent_encodes_keeps_what_it_supports() -> None:
+    """Issue 13, item 15: `Ü` in a URL reaches the link token as `%C3%9C`."""
+    text = (FIXTURES / "good" / "stuck-rank.md").read_text()
+    text = text.replace(
+        "- [py-spy](https://github.com/benfred/py-spy)",
+        "- [Überlauf](https://de.wikipedia.org/wiki/Überlauf_(Informatik))",
+    )
+    reference, problems = parse_reference("references/stuck-rank.md", text.encode())
+    assert [str(problem) for problem in problems] == []
+    assert reference is not None
+    source = reference.sources[0]
+    assert source.url == "https://de.wikipedia.org/wiki/%C3%9Cberlauf_(Informatik)"
+    assert source.supports_markdown.startswith("`dump` prints every thread's stack.")
