@@ -26,10 +26,12 @@ def _sub(pattern: str, replacement: str, flags: int = 0) -> Callable[[str], str]
     return lambda text: compiled.sub(replacement, text)
 
 
-def _keep_name(pattern: str) -> Callable[[str], str]:
+def _keep_name(
+    pattern: str, replacement: str = SECRET, flags: int = re.IGNORECASE
+) -> Callable[[str], str]:
     """Replace what follows a header or keyword but keep the name, which helps matching."""
-    compiled = re.compile(pattern, re.IGNORECASE)
-    return lambda text: compiled.sub(lambda m: m.group("name") + SECRET, text)
+    compiled = re.compile(pattern, flags)
+    return lambda text: compiled.sub(lambda m: m.group("name") + replacement, text)
 
 
 # `GITHUB_TOKEN=...`, `password: ...`, `api_key = '...'`: the name ends in a secret word.
@@ -86,11 +88,41 @@ _JWT = r"\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}"
 # dotted run costs a bounded scan from each of its words.
 _URL_CREDENTIALS = r"(?P<scheme>\b[a-z][a-z0-9+.-]{0,31}+://)[^/\s:@]*+:[^/\s@]++@"
 _EMAIL = r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]++@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b"
+# Suffixes of public and private names: generic, common country codes, cluster-internal.
+HOST_SUFFIXES = (
+    *("com", "net", "org", "io", "ai", "dev", "app", "co", "me", "info", "biz", "xyz"),
+    *("tech", "cloud", "online", "site", "edu", "gov", "mil", "int", "us", "uk", "de"),
+    *("cn", "jp", "kr", "tw", "sg", "hk", "in", "fr", "nl", "eu", "ch", "se", "no"),
+    *("fi", "dk", "it", "es", "pl", "ru", "br", "ca", "au", "nz", "il", "ie", "at"),
+    *("internal", "local", "lan", "corp", "cluster", "svc", "home", "localdomain"),
+)
 # A host starts where no label does: not after a letter or digit, nor after `x.` (inside
 # a dotted name), so each dotted run is scanned from its start only.
 _HOST = (
     r"(?<![a-z0-9])(?<![a-z0-9]\.)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+"
-    r"(?:com|net|org|io|ai|dev|internal|local|lan|cloud|corp|cluster|svc|edu|gov|us|uk|de|cn)\b"
+    rf"(?:{'|'.join(HOST_SUFFIXES)})\b"
+)
+
+# `export AWS_SECRET_ACCESS_KEY wJalr...`: an environment-style name (capitals and
+# underscores) holding a secret word, then spaces, then the value. Capitals only, so prose
+# ("the token is wrong") keeps its words.
+_SPACED_NAME = (
+    r"(?P<name>(?<![\w.-])[A-Z0-9_]*?(?:PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY|"
+    r"PRIVATE_?KEY|CREDENTIALS?)[A-Z0-9_]*+\s++)[^\s\"',;&]{6,}+"
+)
+# Command-line flags that take a password: `--password X`, `--token X`, `redis-cli -a X`,
+# `sshpass -p X`, `mysql -pX`.
+_FLAG = (
+    r"(?P<name>(?<!\S)(?:--(?:password|passwd|pass|token|secret|api-key|access-key)(?:=|\s+)"
+    r"|-[ap]\s+|-p(?=\S)))[^\s\"']++"
+)
+# A host named where a host goes (`ssh gpu-node-17`, `--host x`, `MASTER_ADDR=trainer3`,
+# `hostname: worker-3`), whatever its suffix or none. The words `host` and `node` count
+# only before `:` or `=`: "pinned host memory" is no host name.
+_NAMED_HOST = (
+    r"(?P<name>(?<![\w-])(?:(?:ssh|scp|rsync|--host|--master[-_]addr)(?:\s*=\s*|\s++)"
+    r"|(?:host|hostname|node|nodename|master_addr)\s*[:=]\s*)(?:[\w.-]+@)?)"
+    r"[A-Za-z][A-Za-z0-9-]{1,62}(?:\.[A-Za-z0-9-]{1,63})*+"
 )
 
 # Each rule is small and named for what it removes; order matters (see module docstring).
@@ -107,10 +139,13 @@ RULES: tuple[tuple[str, Callable[[str], str]], ...] = (
     ("google api key", _sub(r"\bAIza[0-9A-Za-z_-]{35}\b", SECRET)),
     ("url credentials", _sub(_URL_CREDENTIALS, r"\g<scheme><secret>@")),
     ("named secret", _named_secret),
+    ("named secret, spaced", _keep_name(_SPACED_NAME, flags=0)),
+    ("password flag", _keep_name(_FLAG, flags=0)),
     ("email", _sub(_EMAIL, "<email>")),
     ("long random string", _random_strings),
     ("ipv4", _sub(r"\b(?:\d{1,3}\.){3}\d{1,3}\b", "<ip>")),
     ("ipv6", _sub(r"\b(?:[0-9a-fA-F]{1,4}:){3,7}[0-9a-fA-F]{1,4}\b", "<ip>")),
+    ("named host", _keep_name(_NAMED_HOST, replacement="<host>")),
     ("host name", _sub(_HOST, "<host>", re.IGNORECASE)),
 )
 

@@ -68,6 +68,12 @@ def gap_template(text: str) -> tuple[str, str] | None:
     return (template, example) if template.strip() else None
 
 
+def today() -> dt.datetime:
+    """Midnight UTC of today: when a gap was seen is kept to the day, so its times cannot
+    be lined up with an access log to find who asked."""
+    return utc_now().replace(hour=0, minute=0, second=0, microsecond=0)
+
+
 def record_gap(session: Session, text: str) -> None:
     """Count one unanswered query under its template; the caller commits."""
     found = gap_template(text)
@@ -76,10 +82,12 @@ def record_gap(session: Session, text: str) -> None:
     template, example = found
     row = session.exec(select(GapRow).where(GapRow.template == template)).first()
     if row is None:
-        session.add(GapRow(template=template, example=example))
+        session.add(
+            GapRow(template=template, example=example, first_seen=today(), last_seen=today())
+        )
         return
     row.count += 1
-    row.last_seen = utc_now()
+    row.last_seen = today()
     row.example = example
     session.add(row)
 

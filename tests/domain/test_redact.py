@@ -51,6 +51,16 @@ PLANTED = [
     *[(f"contact {EMAIL} for access", EMAIL), (f"git config user.email {EMAIL}", EMAIL)],
     *[(f"NCCL INFO Bootstrap : Using eth0:{IP}<0>", IP), (f"connect to {IP}:29500 failed", IP)],
     *[(f"ssh {HOST} nvidia-smi", HOST), (f"c10d rendezvous at {HOST}:29400", HOST)],
+    # Issue 13, item 9: names followed by a space, password flags, hosts of any suffix.
+    *[(f"export AWS_SECRET_ACCESS_KEY {AWS_SECRET}", AWS_SECRET)],
+    *[
+        (f"mysql --password {PASSWORD} -h db", PASSWORD),
+        (f"redis-cli -a {PASSWORD} ping", PASSWORD),
+    ],
+    *[(f"sshpass -p {PASSWORD} ssh trainer", PASSWORD), (f"mysql -p{PASSWORD} runs", PASSWORD)],
+    *[("ssh gpu-node-17 nvidia-smi", "gpu-node-17"), ("MASTER_ADDR=trainer3 torchrun", "trainer3")],
+    *[("connect to node4.example.xyz failed", "node4.example.xyz")],
+    *[("hostname: worker-3", "worker-3"), ("c10d at db7.research.fi:29400", "db7.research.fi")],
 ]
 
 

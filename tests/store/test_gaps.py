@@ -59,3 +59,15 @@ def test_prune_deletes_old_gaps_from_the_file(session: Session, settings: Settin
     for path in (Path(database), Path(f"{database}-wal")):
         if path.exists():
             assert b"MARKER_OLD_QUERY_TEXT" not in path.read_bytes()
+
+
+def test_when_a_gap_was_seen_is_kept_to_the_day(session: Session) -> None:
+    """Issue 13, item 9: a time to the millisecond lines up with the access log."""
+    record_gap(session, "an unheard-of failure")
+    session.commit()
+    record_gap(session, "an unheard-of failure")
+    session.commit()
+    [row] = list_gaps(session)
+    assert row.count == 2
+    for moment in (row.first_seen, row.last_seen):
+        assert (moment.hour, moment.minute, moment.second, moment.microsecond) == (0, 0, 0, 0)

@@ -123,7 +123,9 @@ class PasteForm:
         text = self.log.strip()
         if not text or len(text) > SHARE_MAX_CHARS or "\n" in text:
             return None
-        # A link puts its text in URLs (history, proxies, chat): never one holding a secret.
-        if redact(text).count(SECRET) > text.count(SECRET):
+        query = {"q": text, **self.context_values()}
+        # A link puts its values in URLs (history, proxies, chat): never one holding a
+        # secret, in the message or in any context field.
+        if any(redact(value).count(SECRET) > value.count(SECRET) for value in query.values()):
             return None
-        return {"q": text, **self.context_values()}
+        return query

@@ -82,3 +82,20 @@ def test_highlight_splits_the_matched_line(
 @pytest.mark.parametrize("span", [None, (5, 50), (3, 2)])
 def test_no_highlight_without_a_sound_span(span: tuple[int, int] | None) -> None:
     assert highlight("short", match_at(span)) is None
+
+
+@pytest.mark.parametrize(
+    "field",
+    [
+        pytest.param({"notes": "key AKIAIOSFODNN7EXAMPLE"}, id="key-in-notes"),
+        pytest.param({"model": "llama password=hunter22"}, id="password-in-model"),
+        pytest.param({"gpu": "ghp_16C7e42F292c6912E7710c838347Ae178B4a"}, id="token-in-gpu"),
+    ],
+)
+def test_no_share_link_carries_a_secret_in_any_field(field: dict[str, str]) -> None:
+    """Issue 13, item 9: the message was checked, the context fields were not."""
+    assert PasteForm.of("NCCL timeout", **field).share_query() is None
+    assert PasteForm.of("NCCL timeout", notes="8 x H100").share_query() == {
+        "q": "NCCL timeout",
+        "notes": "8 x H100",
+    }
