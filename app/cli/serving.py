@@ -9,19 +9,32 @@ binds its own socket with SO_REUSEPORT, so the kernel spreads connections across
 from __future__ import annotations
 
 import logging
+import logging.config
 import multiprocessing
+import multiprocessing.connection
+import multiprocessing.process
+import os
 import signal
 import socket
 import sys
+import threading
+import time
 from types import FrameType
 from typing import Any
 
 import uvicorn
 
 from app.cli.logs import logging_config
+from app.errors import Unavailable
 
 logger = logging.getLogger(__name__)
 APP = "app.web.factory:create_app"
+# How often a worker checks that its supervisor is still there.
+ORPHAN_CHECK_S = 1.0
+# A worker that dies sooner than this after starting counts as a quick death; this many in
+# a row is a crash loop (a broken database URL, a port taken), not bad luck.
+QUICK_DEATH_S = 10.0
+MAX_QUICK_DEATHS = 5
 
 
 def uvicorn_options(access_log: bool) -> dict[str, Any]:
@@ -43,7 +56,23 @@ def serve(host: str, port: int, workers: int, reload: bool, *, access_log: bool 
     if not hasattr(socket, "SO_REUSEPORT"):
         uvicorn.run(APP, host=host, port=port, workers=workers, **options)
         return
-    _supervise(host, port, workers, access_log)
+    ensure_port_free(host, port)
+    Supervisor(host, port, workers, access_log).run()
+
+
+def ensure_port_free(host: str, port: int) -> None:
+    """Refuse a port some other process listens on. Workers share theirs with SO_REUSEPORT,
+    which would let a second instance (another database, another version) take half of the
+    requests without a word; a bind without the option fails while anyone holds the port,
+    so a probe tells."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        # SO_REUSEADDR passes a port left in TIME_WAIT by the last run, never a listener.
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as error:
+            raise Unavailable(f"{host}:{port} is in use ({error.strerror}); not serving") from None
 
 
 def reuse_port_socket(host: str, port: int) -> socket.socket:
@@ -58,30 +87,84 @@ def reuse_port_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
-def _worker(host: str, port: int, access_log: bool) -> None:
+def _worker(host: str, port: int, access_log: bool, supervisor_pid: int) -> None:
+    logging.config.dictConfig(logging_config())
+    _stop_when_orphaned(supervisor_pid)
     config = uvicorn.Config(APP, **uvicorn_options(access_log))
     uvicorn.Server(config).run(sockets=[reuse_port_socket(host, port)])
 
 
-def _supervise(host: str, port: int, workers: int, access_log: bool) -> None:
-    context = multiprocessing.get_context("spawn")
-    processes = [
-        context.Process(target=_worker, args=(host, port, access_log), name=f"failref-worker-{n}")
-        for n in range(workers)
-    ]
-    for process in processes:
-        process.start()
+def _stop_when_orphaned(supervisor_pid: int) -> None:
+    """A worker whose supervisor died (kill -9) shuts down rather than serve on alone."""
 
-    def stop(signum: int, _frame: FrameType | None) -> None:
-        for process in processes:
+    def watch() -> None:
+        while os.getppid() == supervisor_pid:
+            time.sleep(ORPHAN_CHECK_S)
+        logger.warning("the supervisor is gone; this worker stops")
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, name="failref-orphan-watch", daemon=True).start()
+
+
+class Supervisor:
+    """Starts the workers, logs and replaces one that dies, and stops them all on SIGTERM
+    or SIGINT. A worker that keeps dying soon after it starts is not replaced for ever:
+    past MAX_QUICK_DEATHS in a row the supervisor stops with an error."""
+
+    def __init__(self, host: str, port: int, workers: int, access_log: bool) -> None:
+        self.args = (host, port, access_log, os.getpid())
+        self.context = multiprocessing.get_context("spawn")
+        self.processes: dict[int, multiprocessing.process.BaseProcess] = {}
+        self.started_at: dict[int, float] = {}
+        self.quick_deaths = 0
+        self.stopping = False
+        self.count = workers
+
+    def run(self) -> None:
+        signal.signal(signal.SIGTERM, self._stop)
+        signal.signal(signal.SIGINT, self._stop)
+        for slot in range(self.count):
+            self._start(slot)
+        while not self.stopping:
+            sentinels = {process.sentinel: slot for slot, process in self.processes.items()}
+            for ready in multiprocessing.connection.wait(list(sentinels), timeout=1.0):
+                self._replace(sentinels[ready])  # type: ignore[index]
+        for process in self.processes.values():
+            process.join()
+        failed = [p.name for p in self.processes.values() if p.exitcode not in (0, -signal.SIGTERM)]
+        if failed or self.quick_deaths > MAX_QUICK_DEATHS:
+            logger.error("workers ended with an error: %s", ", ".join(failed) or "crash loop")
+            sys.exit(1)
+
+    def _start(self, slot: int) -> None:
+        process = self.context.Process(
+            target=_worker, args=self.args, name=f"failref-worker-{slot}"
+        )
+        process.start()
+        self.processes[slot] = process
+        self.started_at[slot] = time.monotonic()
+
+    def _replace(self, slot: int) -> None:
+        process = self.processes[slot]
+        process.join()
+        if self.stopping:
+            return
+        lived_s = time.monotonic() - self.started_at[slot]
+        self.quick_deaths = self.quick_deaths + 1 if lived_s < QUICK_DEATH_S else 0
+        logger.error(
+            "worker %s (pid %s) died with exit code %s after %.0f s; starting another",
+            process.name,
+            process.pid,
+            process.exitcode,
+            lived_s,
+        )
+        if self.quick_deaths > MAX_QUICK_DEATHS:
+            self._stop(signal.SIGTERM, None)
+            return
+        self._start(slot)
+
+    def _stop(self, _signum: int, _frame: FrameType | None) -> None:
+        self.stopping = True
+        for process in self.processes.values():
             if process.is_alive():
                 process.terminate()
-
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)
-    for process in processes:
-        process.join()
-    failed = [p.name for p in processes if p.exitcode not in (0, -signal.SIGTERM)]
-    if failed:
-        logger.error("workers ended with an error: %s", ", ".join(failed))
-        sys.exit(1)
