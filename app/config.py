@@ -20,6 +20,10 @@ MAX_MATCH_LIMIT = 50
 DEFAULT_MAX_LOG_LINES = 100_000
 # Line numbers a scan hit lists; `count` says how many there were in all.
 SCAN_LINE_CAP = 20
+# A browser or a script sends its headers in one packet: ten seconds is a very slow link.
+# The largest body (10 MiB) in a minute is 1.4 Mbit/s. Defaults of the two settings below.
+DEFAULT_HEADER_TIMEOUT_S = 10.0
+DEFAULT_BODY_TIMEOUT_S = 60.0
 # Rows the gaps page lists, most asked first.
 GAPS_PAGE_SIZE = 200
 # References a reference page suggests next: those it links to, then those sharing tags.
@@ -65,6 +69,16 @@ class Settings(BaseSettings):
         default=2.0,
         ge=0,
         description="Seconds between checks for changed files and other workers' saves; 0: off.",
+    )
+    header_timeout_s: float = Field(
+        default=DEFAULT_HEADER_TIMEOUT_S,
+        gt=0,
+        description="Seconds a request's headers may take to arrive (failref serve).",
+    )
+    body_timeout_s: float = Field(
+        default=DEFAULT_BODY_TIMEOUT_S,
+        gt=0,
+        description="Seconds a request's body may take once its headers arrived (failref serve).",
     )
     rate_limit_per_minute: int = Field(
         default=240,

@@ -14,6 +14,7 @@ import multiprocessing
 import multiprocessing.connection
 import multiprocessing.process
 import os
+import resource
 import signal
 import socket
 import sys
@@ -25,10 +26,17 @@ from typing import Any
 import uvicorn
 
 from app.cli.logs import logging_config
+from app.cli.protocol import timed_protocol
+from app.config import Settings
 from app.errors import Unavailable
 
 logger = logging.getLogger(__name__)
 APP = "app.web.factory:create_app"
+# An idle keep-alive connection is closed after this (uvicorn's default, stated).
+KEEP_ALIVE_S = 5
+# Concurrent connections a worker takes: enough for a team, well under the descriptors.
+MIN_CONNECTIONS = 16
+MAX_CONNECTIONS = 1000
 # How often a worker checks that its supervisor is still there.
 ORPHAN_CHECK_S = 1.0
 # A worker that dies sooner than this after starting counts as a quick death; this many in
@@ -38,13 +46,25 @@ MAX_QUICK_DEATHS = 5
 
 
 def uvicorn_options(access_log: bool) -> dict[str, Any]:
-    """What every uvicorn process runs with."""
+    """What every uvicorn process runs with: deadlines for slow headers and bodies, and a
+    cap on concurrent connections that leaves file descriptors for the database, the
+    reference files and the watcher (past it, uvicorn answers 503 at once)."""
+    settings = Settings()
     return {
         "factory": True,
         "proxy_headers": True,
         "log_config": logging_config(),
         "access_log": access_log,
+        "http": timed_protocol(settings.header_timeout_s, settings.body_timeout_s),
+        "limit_concurrency": connection_limit(),
+        "timeout_keep_alive": KEEP_ALIVE_S,
     }
+
+
+def connection_limit() -> int:
+    """Half the process's open-file limit, between MIN_CONNECTIONS and MAX_CONNECTIONS."""
+    soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return max(MIN_CONNECTIONS, min(MAX_CONNECTIONS, soft // 2))
 
 
 def serve(host: str, port: int, workers: int, reload: bool, *, access_log: bool = True) -> None:
