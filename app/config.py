@@ -80,6 +80,11 @@ class Settings(BaseSettings):
         gt=0,
         description="Seconds a request's body may take once its headers arrived (failref serve).",
     )
+    workers: int = Field(
+        default=1,
+        ge=1,
+        description="Worker processes sharing the budget below; set by failref serve --workers.",
+    )
     rate_limit_per_minute: int = Field(
         default=240,
         ge=1,

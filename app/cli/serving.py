@@ -77,6 +77,7 @@ def serve(host: str, port: int, workers: int, reload: bool, *, access_log: bool 
         uvicorn.run(APP, host=host, port=port, workers=workers, **options)
         return
     ensure_port_free(host, port)
+    os.environ["FAILREF_WORKERS"] = str(workers)  # the workers divide the rate limit
     Supervisor(host, port, workers, access_log).run()
 
 

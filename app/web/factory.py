@@ -63,9 +63,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         redoc_url=None,
     )
     app.state.settings = settings
-    app.state.rate_limiter = RateLimiter(
-        settings.rate_limit_per_minute, burst=max(1, settings.rate_limit_per_minute // 4)
-    )
+    # Each worker keeps its own buckets: its share of the budget, so N workers together
+    # give a client what the setting says, not N times it.
+    per_worker = max(1, settings.rate_limit_per_minute // settings.workers)
+    app.state.rate_limiter = RateLimiter(per_worker, burst=max(1, per_worker // 4))
     mcp_server = build_mcp_server(app_library(app))
     mcp_endpoint = StreamableHTTPEndpoint(mcp_server, settings.max_body_bytes)
     app.router.routes.append(Route(MCP_PATH, mcp_endpoint, include_in_schema=False))

@@ -35,3 +35,14 @@ def test_shared_query_links_spend_the_same_budget(settings: Settings) -> None:
         statuses = [client.get("/", params={"q": f"junk {i}"}).status_code for i in range(6)]
         assert 429 in statuses
         assert client.get("/").status_code == 200
+
+
+def test_workers_share_the_budget_between_them(settings: Settings) -> None:
+    """Issue 13, item 8: two workers gave a client twice the budget."""
+    shared = settings.model_copy(update={"rate_limit_per_minute": 16, "workers": 2})
+    with TestClient(create_app(shared)) as client:
+        statuses = [
+            client.post("/api/v1/match", json={"log": f"junk {i}"}).status_code for i in range(4)
+        ]
+    # 16 a minute over two workers is 8 for this one, in bursts of 2.
+    assert statuses == [200, 200, 429, 429]
