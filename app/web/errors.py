@@ -4,12 +4,16 @@ MCP endpoint answer through `error_response`."""
 
 from __future__ import annotations
 
+import functools
 import logging
+import re
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
+from fastapi.routing import iter_route_contexts
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import compile_path
 
 from app.errors import FailrefError, TooManyRequests
 from app.services.schemas import error_body
@@ -75,6 +79,8 @@ def install_error_handlers(app: FastAPI) -> None:
         response = error_response(request, status, message)
         for name, value in (error.headers or {}).items():
             response.headers[name] = value
+        if status == 405:
+            response.headers["allow"] = ", ".join(allowed_methods(request))
         return response
 
     @app.exception_handler(OperationalError)
@@ -89,11 +95,32 @@ def install_error_handlers(app: FastAPI) -> None:
     # Unexpected exceptions are answered by web.middleware.unexpected, inside the headers.
 
 
+def allowed_methods(request: Request) -> list[str]:
+    """Every method some route serves at this path (Starlette names only the first route's,
+    and a path such as /api/v1/references/{id} has a GET route and a PUT route)."""
+    methods: set[str] = set()
+    for context in iter_route_contexts(request.app.routes):
+        if context.path and context.methods and _pattern(context.path).match(request.url.path):
+            methods.update(context.methods)
+    if "GET" in methods:
+        methods.add("HEAD")  # Starlette answers HEAD wherever it answers GET
+    return sorted(methods)
+
+
+@functools.cache
+def _pattern(path: str) -> re.Pattern[str]:
+    return compile_path(path)[0]
+
+
 def _first_validation_problem(error: RequestValidationError) -> tuple[str | None, str]:
     problems = error.errors()
     if not problems:
         return None, "invalid input"
     first = problems[0]
+    if first.get("type") == "json_invalid":
+        # Its location is the character the parser stopped at, which is no field.
+        position = first.get("loc", ("body", 0))[-1]
+        return "body", f"body: {first.get('msg', 'invalid JSON')} at character {position}"
     location = [str(part) for part in first.get("loc", ()) if part not in ("body", "query")]
     field = ".".join(location) or None
     message = f"{field}: {first.get('msg', 'invalid')}" if field else str(first.get("msg"))

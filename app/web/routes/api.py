@@ -43,6 +43,15 @@ json_router = APIRouter(
     prefix=API_V1, dependencies=[Depends(require_json)], route_class=SafeBodyRoute
 )
 NOT_FOUND = errors(404)
+# A calculator's inputs by name: only names some calculator has (each calculator's own
+# are in GET /api/v1/calculators/{name}); the server refuses any other with 422.
+INPUTS_SCHEMA = {
+    "type": "object",
+    "propertyNames": {
+        "enum": sorted({spec.name for calc in CALCULATORS.values() for spec in calc.inputs})
+    },
+    "additionalProperties": {"type": ["number", "integer", "string", "array"]},
+}
 
 
 def reference_url(request: Request, reference_id: str) -> str:
@@ -88,7 +97,7 @@ async def api_get_reference(request: Request, reference_id: str) -> Response:
 @json_router.post(
     "/match",
     response_model=MatchResponse,
-    responses=errors(413, 415, 422, 429),
+    responses=errors(400, 413, 415, 422, 429),
     tags=["matching"],
     summary="Match a message",
 )
@@ -105,7 +114,7 @@ def api_match(
 @json_router.post(
     "/scan",
     response_model=ScanResponse,
-    responses=errors(413, 415, 422, 429),
+    responses=errors(400, 413, 415, 422, 429),
     tags=["matching"],
     summary="Scan a whole log",
 )
@@ -141,9 +150,15 @@ def api_get_calculator(name: str) -> CalculatorInfo:
 @json_router.post(
     "/calculators/{name}",
     response_model=CalculatorRun,
-    responses=errors(404, 413, 415, 422),
+    responses=errors(400, 404, 413, 415, 422),
     tags=["calculators"],
     summary="Run a calculator",
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {"application/json": {"schema": INPUTS_SCHEMA}},
+        }
+    },
 )
 def api_run_calculator(
     name: str,

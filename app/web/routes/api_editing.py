@@ -44,7 +44,7 @@ class Saved(BaseModel):
     response_model=Saved,
     responses={
         201: {"model": Saved, "description": "Created (sent with `If-None-Match: *`)."},
-        **errors(401, 403, 404, 412, 413, 415, 422, 428, 503, 507),
+        **errors(400, 401, 403, 404, 409, 412, 413, 415, 422, 428, 503, 507),
     },
     tags=["editing"],
     summary="Save a reference file",
@@ -52,7 +52,27 @@ class Saved(BaseModel):
         "requestBody": {
             "required": True,
             "content": {"text/markdown": {"schema": {"type": "string"}}},
-        }
+        },
+        "parameters": [
+            {
+                "name": "If-Match",
+                "in": "header",
+                "schema": {"type": "string"},
+                "description": "The ETag of the version edited (or `*`); without it, 428.",
+            },
+            {
+                "name": "If-None-Match",
+                "in": "header",
+                "schema": {"type": "string", "enum": ["*"]},
+                "description": "`*` creates a new reference (201); 412 when it exists.",
+            },
+            {
+                "name": "X-Change-Message",
+                "in": "header",
+                "schema": {"type": "string", "maxLength": MAX_CHANGE_MESSAGE_CHARS},
+                "description": "The revision's message.",
+            },
+        ],
     },
 )
 async def api_put_reference(

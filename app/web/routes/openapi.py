@@ -7,13 +7,15 @@ from typing import Any
 from app.services.schemas import ErrorBody
 
 MEANINGS = {
+    400: "The body is not valid UTF-8.",
     401: "No valid editor session or token.",
     403: "Editing is off, or the request came from another site.",
     404: "Unknown id or name.",
+    409: "Another reference took this id or alias meanwhile.",
     412: "The file changed since that ETag; `diff` shows how.",
     413: "Body over the configured size limit.",
     415: "Body is not application/json.",
-    422: "Invalid input; `field` names it.",
+    422: "Invalid input, or a body that is not JSON; `field` names it (`body`).",
     428: "Send If-Match with the ETag of the version you edited.",
     429: "Too many requests from this client; retry in a minute.",
     503: "Not ready yet.",
