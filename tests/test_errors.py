@@ -42,7 +42,7 @@ from app import errors
             errors.AuthError("no such session"), 401, "unauthorized", None, "no such session"
         ),
         pytest.param(
-            errors.TooManyRequests("slow down"), 429, "too_many_requests", None, "slow down"
+            errors.TooManyRequests("slow down", 30), 429, "too_many_requests", None, "slow down"
         ),
         pytest.param(
             errors.StaleBase("changed", "old text"), 409, "conflict", "base", "changed", id="stale"
