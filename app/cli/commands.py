@@ -22,6 +22,7 @@ from app.domain.calculators import CALCULATORS
 from app.domain.catalog import get_reference
 from app.domain.matching.context import RunContext
 from app.errors import FailrefError
+from app.mcp.stdio import draining_stdio
 from app.mcp.tools import build_mcp_server
 from app.services import editors, readers
 from app.services.analysis import match_message, scan_text
@@ -162,7 +163,8 @@ def mcp_command(ctx: click.Context) -> None:
             f"{len(catalog.problems)} problem(s)",
             err=True,
         )
-        build_mcp_server(lambda: library).run("stdio")
+        with draining_stdio():
+            build_mcp_server(lambda: library).run("stdio")
 
 
 def _read_text(text: str | None) -> str:
