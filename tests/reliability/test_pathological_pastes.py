@@ -20,22 +20,19 @@ from __future__ import annotations
 
 import json
 import random
-import signal
 import string
 import tracemalloc
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
 from urllib.parse import urlencode
 
 import pytest
+from deadlines import hang_guard
 from fastapi.testclient import TestClient
 from httpx import Response
+from searches import FuzzySearches, count_searches
 
 from app.config import Settings
-from app.domain.matching import rank, scan
-from app.domain.matching.lines import MAX_QUERY_LINES
 from app.domain.matching.rank import MAX_MATCH_CHARS, MAX_MATCH_LINES
 from app.domain.matching.scan import FUZZY_TEMPLATE_CAP
 from app.web.factory import create_app
@@ -74,53 +71,17 @@ class Sent:
     body_bytes: int
 
 
-@dataclass
-class FuzzySearches:
-    """How many fuzzy searches (`score_line` calls) a request made, for logs and messages."""
-
-    scan: int = 0
-    match: int = 0
-
-    def within_caps(self) -> bool:
-        return self.scan <= FUZZY_TEMPLATE_CAP and self.match <= MAX_QUERY_LINES
-
-
 @pytest.fixture
 def searches(monkeypatch: pytest.MonkeyPatch) -> FuzzySearches:
     """Count every fuzzy search the scan and the single-message ranking make."""
-    counted = FuzzySearches()
-    for module, kind in ((scan, "scan"), (rank, "match")):
-        original = module.score_line
-
-        def counting(*args: Any, _original: Any = original, _kind: str = kind) -> Any:
-            setattr(counted, _kind, getattr(counted, _kind) + 1)
-            return _original(*args)
-
-        monkeypatch.setattr(module, "score_line", counting)
-    return counted
-
-
-@contextmanager
-def deadline(seconds: float) -> Iterator[None]:
-    """Fail instead of hanging: SIGALRM interrupts the wait for the app's answer."""
-
-    def expire(_signum: int, _frame: object) -> None:
-        raise TimeoutError(f"no answer within {seconds} s: the request hangs")
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+    return count_searches(monkeypatch)
 
 
 def send(client: TestClient, path: str, body: bytes, content_type: str) -> Sent:
     """POST an already encoded body, tracing the allocations it causes."""
     tracemalloc.start()
     try:
-        with deadline(HANG_S):
+        with hang_guard(HANG_S):
             response = client.post(path, content=body, headers={"content-type": content_type})
         peak = tracemalloc.get_traced_memory()[1]
     finally:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from cpu import cpu_deadline
+from deadlines import cpu_deadline
 from editing_helpers import form_fields, new_editor, sign_in
 from fastapi.testclient import TestClient
 from security.helpers import library_of, module_settings, reference_text, snapshot

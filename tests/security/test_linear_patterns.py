@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from cpu import OverBudget, cpu_deadline
+from deadlines import OverBudget, cpu_deadline
 
 from app.domain.matching import context, lines, normalize
 from app.domain.redact import RULES, redact

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from cpu import cpu_deadline
+from deadlines import cpu_deadline
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 import yaml
 from paths import DATA
+from searches import count_searches
 
 from app.domain.matching import rank, results, scan
 from app.domain.matching.context import RunContext
 from app.domain.matching.index import MatchIndex, build_index
-from app.domain.matching.lines import MAX_QUERY_LINES
 from app.domain.matching.rank import CONFIDENT_THRESHOLD, match_text
 from app.domain.matching.scan import scan_log
 from app.domain.references.document import Reference
@@ -198,15 +198,7 @@ def test_bad_input_does_bounded_work(
 ) -> None:
     """Junk gets no confident match, and costs at most the caps' fuzzy searches (how long
     those take is measured in bench/bench_matcher.py)."""
-    searches = {"match": 0, "scan": 0}
-    for module, kind in ((rank, "match"), (scan, "scan")):
-        original = module.score_line
-
-        def counting(*args: Any, _original: Any = original, _kind: str = kind) -> Any:
-            searches[_kind] += 1
-            return _original(*args)
-
-        monkeypatch.setattr(module, "score_line", counting)
+    searches = count_searches(monkeypatch)
     try:
         result = match_text(index, text)
     except LogTooLarge:
@@ -214,8 +206,7 @@ def test_bad_input_does_bounded_work(
     else:
         assert [m for m in result.matches if m.confident] == []
     assert [h for h in scan_log(index, text).hits if h.confident] == []
-    assert searches["match"] <= MAX_QUERY_LINES
-    assert searches["scan"] <= scan.FUZZY_TEMPLATE_CAP
+    assert searches.within_caps(), searches
 
 
 def test_index_is_immutable(index: MatchIndex) -> None:

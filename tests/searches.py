@@ -1,0 +1,38 @@
+"""Counting the fuzzy searches (`score_line` calls) matching makes: the work a paste costs,
+bounded by the caps, checked without a clock."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from app.domain.matching import rank, scan
+from app.domain.matching.lines import MAX_QUERY_LINES
+from app.domain.matching.scan import FUZZY_TEMPLATE_CAP
+
+
+@dataclass
+class FuzzySearches:
+    """Fuzzy searches made for whole logs (`scan`) and for single messages (`match`)."""
+
+    scan: int = 0
+    match: int = 0
+
+    def within_caps(self) -> bool:
+        return self.scan <= FUZZY_TEMPLATE_CAP and self.match <= MAX_QUERY_LINES
+
+
+def count_searches(monkeypatch: pytest.MonkeyPatch) -> FuzzySearches:
+    """Count every fuzzy search the scan and the single-message ranking make from now on."""
+    counted = FuzzySearches()
+    for module, kind in ((scan, "scan"), (rank, "match")):
+        original = module.score_line
+
+        def counting(*args: Any, _original: Any = original, _kind: str = kind) -> Any:
+            setattr(counted, _kind, getattr(counted, _kind) + 1)
+            return _original(*args)
+
+        monkeypatch.setattr(module, "score_line", counting)
+    return counted
