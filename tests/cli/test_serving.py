@@ -145,3 +145,15 @@ def test_workers_stop_when_their_supervisor_is_killed(settings: Settings, tmp_pa
     server.wait(timeout=30)
     wait_for(lambda: not any(Path(f"/proc/{pid}").exists() for pid in workers), "orphans to exit")
     assert not answers(port)
+
+
+def test_every_worker_runs_with_deadlines_and_a_connection_cap(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 13, item 6: the options uvicorn gets, from the settings and the fd limit."""
+    monkeypatch.setenv("FAILREF_HEADER_TIMEOUT_S", "3")
+    options = serving.uvicorn_options(access_log=False)
+    assert options["http"].header_timeout_s == 3.0
+    assert options["http"].body_timeout_s == 60.0
+    assert serving.MIN_CONNECTIONS <= options["limit_concurrency"] <= serving.MAX_CONNECTIONS
+    assert options["timeout_keep_alive"] == serving.KEEP_ALIVE_S

@@ -55,3 +55,23 @@ def test_mcp_tool_calls_spend_the_same_budget(settings: Settings) -> None:
     with TestClient(create_app(limited)) as client:
         statuses = [client.post("/mcp", json=call, headers=headers).status_code for _ in range(6)]
     assert 429 in statuses
+
+
+def test_a_random_session_cookie_does_not_wait_for_a_writer(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 13, item 11: looking a session up is a read; only an expired one is deleted.
+    With another writer holding the lock and a 5 ms busy timeout, a lookup that asked for
+    the write lock would answer 503."""
+    monkeypatch.setattr(db, "BUSY_TIMEOUT_MS", 5)
+    with TestClient(create_app(settings)) as client:
+        path = settings.database_url.removeprefix("sqlite:///")
+        holder = sqlite3.connect(path, isolation_level=None)
+        holder.execute("BEGIN IMMEDIATE")
+        try:
+            client.cookies.set("failref_session", "a-cookie-nobody-was-given")
+            page = client.get("/r/stuck-rank")
+        finally:
+            holder.execute("ROLLBACK")
+            holder.close()
+    assert page.status_code == 200
