@@ -8,6 +8,7 @@ TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
 FIXTURES = TESTS / "fixtures"
 GOOD = FIXTURES / "good"
+DIAGNOSIS = FIXTURES / "diagnosis"
 DATA = TESTS / "data"
 LABELLED = DATA / "labelled"
 REFERENCES = ROOT / "references"

@@ -14,8 +14,8 @@ from app.config import DEFAULT_MATCH_LIMIT, MAX_MATCH_LIMIT
 from app.domain.catalog import Catalog
 from app.domain.matching.context import RunContext
 from app.domain.matching.highlight import Highlight, highlight
-from app.domain.matching.rank import match_text
-from app.domain.matching.results import Match, MatchResult, ScanResult
+from app.domain.matching.match import match_text
+from app.domain.matching.results import HealthyLine, Match, MatchResult, ScanResult
 from app.domain.matching.scan import scan_log
 from app.errors import InvalidInput
 from app.services.library import Library
@@ -45,6 +45,7 @@ class Outcome:
     cards: tuple[MatchCard, ...]
     scan: ScanResult | None
     inferred: dict[str, str]
+    healthy: tuple[HealthyLine, ...] = ()
 
     @property
     def confident(self) -> bool:
@@ -99,8 +100,17 @@ def analyse_paste(library: Library, text: str, context: RunContext, *, remember:
         closest = () if scan.hits else _closest_in_log(library.catalog, text, context)
         return Outcome("scan", closest, scan, scan.inferred_context)
     result = match_message(library, text, context, remember=remember)
-    cards = tuple(MatchCard(match, highlight(text, match)) for match in result.matches)
-    return Outcome("match", cards, None, result.inferred_context)
+    cards = tuple(MatchCard(match, _highlight(text, match)) for match in result.matches)
+    healthy = tuple(result.healthy_lines)
+    return Outcome("match", cards, None, result.inferred_context, healthy)
+
+
+def _highlight(text: str, match: Match) -> Highlight | None:
+    """Where the match's message was found, only when a line really matched it (closely or
+    in part): a lead that shares a few words is not shown as "matched in your text"."""
+    if match.message_match not in ("close", "partial"):
+        return None
+    return highlight(text, match)
 
 
 def _closest_in_log(catalog: Catalog, log: str, context: RunContext) -> tuple[MatchCard, ...]:

@@ -13,8 +13,16 @@ from app.config import DEFAULT_MATCH_LIMIT, MAX_MATCH_LIMIT
 from app.domain.calculators import Calculator, CalculatorResult
 from app.domain.matching.context import RunContext
 from app.domain.matching.rank import CONFIDENT_THRESHOLD
-from app.domain.matching.results import MatchResult, ScanResult
-from app.domain.references.document import Reference
+from app.domain.matching.results import (
+    CandidateMatch,
+    CheckHint,
+    HealthyLine,
+    MatchResult,
+    MessageMatch,
+    ScanResult,
+    ValueVerdict,
+)
+from app.domain.references.document import MessageKind, Reference, ReferenceKind
 from app.errors import code_for
 
 # Where a reference's page lives; the API asks the router, the MCP tools and CLI
@@ -158,16 +166,53 @@ class QueryEcho(BaseModel):
     inferred_context: dict[str, str] = Field(description="Context found in the text itself.")
 
 
+CONFIDENCE_NOTE = (
+    "failref is confident when a line matches one of a reference's failure messages closely "
+    "(a score of {threshold:.2f} or more, the level at which at least 95% of confident "
+    "answers on its labelled set of real log lines were right), the line is not logged "
+    "below the level of that failure, and nothing you said about the run contradicts it. "
+    "The score is text similarity, not a probability, and no match is proof: run the "
+    "reference's evidence checks."
+)
+
+
+def confidence_note() -> str:
+    """What `confident` means, in words, for pages and API answers alike."""
+    return CONFIDENCE_NOTE.format(threshold=CONFIDENT_THRESHOLD)
+
+
+class CandidatePublic(CandidateMatch):
+    """A candidate cause of a symptom, ranked for this paste."""
+
+    url: str | None = Field(description="The cause's page, when it has one.")
+
+    @classmethod
+    def of(cls, candidate: CandidateMatch, url_for: UrlFor) -> CandidatePublic:
+        url = url_for(candidate.id) if candidate.id is not None else None
+        return cls(**candidate.model_dump(), url=url)
+
+
 class MatchPublic(BaseModel):
     """A reference that may explain the message. A match never confirms a cause."""
 
     id: str
     title: str
     summary: str
-    score: float = Field(ge=0, le=1, description="1 is an exact match of a message.")
-    confident: bool = Field(description="Score at or above the calibrated threshold.")
-    reasons: list[str] = Field(description="Why it matched: message, keywords, context.")
+    kind: ReferenceKind = Field(
+        description="cause, or symptom: a message printed for many causes (see candidates)."
+    )
+    score: float = Field(ge=0, le=1, description="Text similarity; 1 is an exact message.")
+    confident: bool = Field(description="See confidence_note.")
+    reasons: list[str] = Field(description="Why it matched, in words.")
     matched_message: str | None = Field(description="The reference's message that matched.")
+    message_kind: MessageKind | None = Field(description="failure or diagnostic.")
+    message_match: MessageMatch | None = Field(description="close, partial or loose.")
+    verdict: ValueVerdict | None = Field(description="For a diagnostic line: its values read.")
+    context_disagrees: bool = Field(description="The run's context contradicts it.")
+    candidates: list[CandidatePublic] = Field(
+        description="For a symptom: its causes, ranked for this paste."
+    )
+    checks: list[CheckHint] = Field(description="For a symptom: what tells the top two apart.")
     url: str
 
 
@@ -176,16 +221,30 @@ class MatchResponse(BaseModel):
 
     query: QueryEcho
     matches: list[MatchPublic]
+    healthy_lines: list[HealthyLine] = Field(
+        description="Pasted lines recognised as normal output; they match no failure."
+    )
     confident_threshold: float
+    confidence_note: str
 
     @classmethod
     def of(cls, result: MatchResult, url_for: UrlFor) -> MatchResponse:
         matches = [
-            MatchPublic(**_shared_fields(match, MatchPublic), url=url_for(match.id))
+            MatchPublic(
+                **_shared_fields(match, MatchPublic, exclude={"candidates"}),
+                candidates=[CandidatePublic.of(c, url_for) for c in match.candidates],
+                url=url_for(match.id),
+            )
             for match in result.matches
         ]
         query = QueryEcho(normalized=result.normalized, inferred_context=result.inferred_context)
-        return cls(query=query, matches=matches, confident_threshold=CONFIDENT_THRESHOLD)
+        return cls(
+            query=query,
+            matches=matches,
+            healthy_lines=result.healthy_lines,
+            confident_threshold=CONFIDENT_THRESHOLD,
+            confidence_note=confidence_note(),
+        )
 
 
 class ScanRequest(BaseModel):
@@ -209,6 +268,13 @@ class ScanHitPublic(BaseModel):
     last_line: int
     line_numbers: list[int] = Field(description="1-based line numbers, capped.")
     example: str = Field(description="One matching line as it appears in the log.")
+    kind: ReferenceKind
+    message_kind: MessageKind | None
+    verdict: ValueVerdict | None
+    context_disagrees: bool
+    reasons: list[str]
+    candidates: list[CandidatePublic]
+    checks: list[CheckHint]
     url: str
 
 
@@ -220,15 +286,22 @@ class ScanResponse(BaseModel):
     fuzzy_templates: int = Field(description="Templates compared with the references.")
     capped: bool = Field(description="True when more templates qualified than were compared.")
     inferred_context: dict[str, str]
+    healthy_lines: int = Field(description="Lines recognised as normal output.")
     hits: list[ScanHitPublic]
+    confidence_note: str
 
     @classmethod
     def of(cls, result: ScanResult, url_for: UrlFor) -> ScanResponse:
         hits = [
-            ScanHitPublic(**_shared_fields(hit, ScanHitPublic), url=url_for(hit.id))
+            ScanHitPublic(
+                **_shared_fields(hit, ScanHitPublic, exclude={"candidates"}),
+                candidates=[CandidatePublic.of(c, url_for) for c in hit.candidates],
+                url=url_for(hit.id),
+            )
             for hit in result.hits
         ]
-        return cls(**_shared_fields(result, cls, exclude={"hits"}), hits=hits)
+        shared = _shared_fields(result, cls, exclude={"hits", "confidence_note"})
+        return cls(**shared, hits=hits, confidence_note=confidence_note())
 
 
 # Calculators ------------------------------------------------------------------------------

@@ -47,10 +47,16 @@ def sync_folder(session: Session, folder: Path) -> SyncReport:
     added: list[str] = []
     updated: list[str] = []
     unchanged = 0
+    reparsed = False
     for reference in contents.references:
         row = rows.get(reference.id)
         if row is not None and row.content_hash == reference.content_hash:
             unchanged += 1
+            if row.document != reference.model_dump_json():
+                # Same file, read by a newer parser: the index takes the new reading, and
+                # no revision is recorded since nobody changed the text.
+                store_reference(session, reference, row, aliases=False)
+                reparsed = True
             continue
         store_reference(session, reference, row, aliases=False)
         data = contents.sources[reference.id]
@@ -62,7 +68,7 @@ def sync_folder(session: Session, folder: Path) -> SyncReport:
     removed = [reference_id for reference_id in rows if reference_id not in present]
     _remove(session, removed)
     alias_problems = _replace_aliases(session, contents.references, keep=broken)
-    if added or updated or removed:
+    if added or updated or removed or reparsed:
         bump_index_version(session)
     session.commit()
     problems = sorted([*contents.problems, *alias_problems])

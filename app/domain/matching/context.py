@@ -7,6 +7,7 @@ Context lifts or lowers a reference's score a little; it never makes a match on 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -98,8 +99,45 @@ DISTRIBUTED_WORDS = frozenset(
         "rdma",
     }
 )
+# Engines and training frameworks a job runs one of: a run on one is not about another's
+# failure (a vLLM server does not print DeepSpeed's ZeRO-3 warnings). Libraries every job
+# uses (PyTorch, NCCL, CUDA) and tools (DCGM, nvidia-smi) are not engines and never gate.
+ENGINES = frozenset(
+    {
+        "vllm",
+        "sglang",
+        "tensorrt-llm",
+        "text-generation-inference",
+        "deepspeed",
+        "megatron",
+        "lightning",
+        "accelerate",
+        "jax",
+        "tensorflow",
+        "keras",
+        "unsloth",
+    }
+)
+# Phases that are the same work for a reference's purposes.
+PHASE_EQUIVALENTS = {"fine-tuning": "training"}
+# Inferred phases are guesses from words in the text; only the broad split between
+# training and serving is trusted enough to take confidence away.
+GATING_INFERRED_PHASES = frozenset({"training", "fine-tuning", "inference"})
+# Words that negate a name near them in a note ("we do not use torch.compile",
+# "without deepspeed", "cuda graphs disabled").
+NEGATIONS_BEFORE = frozenset(
+    {"not", "no", "without", "never", "nor", "don", "doesn", "didn", "isn", "aren", "wasn"}
+)
+NEGATIONS_AFTER = frozenset({"disabled", "off", "removed", "unused"})
+NEGATION_WINDOW = 3
 FRAMEWORK_ALIASES = {
     "torch": "pytorch",
+    "megatron-lm": "megatron",
+    "megatron-core": "megatron",
+    "nemo": "megatron",
+    "pytorch-lightning": "lightning",
+    "lightning-ai": "lightning",
+    "tf": "tensorflow",
     "trtllm": "tensorrt-llm",
     "tgi": "text-generation-inference",
 }
@@ -151,6 +189,22 @@ def infer_context(text: str) -> dict[str, str]:
             found["phase"] = name
             break
     return found
+
+
+@dataclass(frozen=True, slots=True)
+class QueryContext:
+    """The run's context for one query: what the user gave, what the text gave away, and
+    the two merged (the user's word wins)."""
+
+    given: dict[str, str]
+    inferred: dict[str, str]
+    fields: dict[str, str]
+
+    @classmethod
+    def of(cls, given: RunContext | None, inferred: dict[str, str]) -> QueryContext:
+        stated = {} if given is None else given.model_dump(exclude_none=True)
+        told = {key: str(value).strip() for key, value in stated.items() if str(value).strip()}
+        return cls(told, dict(inferred), merge_context(given, inferred))
 
 
 def merge_context(given: RunContext | None, inferred: dict[str, str]) -> dict[str, str]:
@@ -228,10 +282,70 @@ def _model_verdict(reference: Reference, value: str | None) -> tuple[bool, str] 
 def _notes_verdict(reference: Reference, value: str | None) -> tuple[bool, str] | None:
     if not value:
         return None
-    shared = sorted(set(words([value])) & _keywords(reference) - STOPWORDS)
+    keywords = _keywords(reference) - STOPWORDS
+    negated = sorted(negated_words(value) & keywords)
+    if negated:
+        return False, f"your notes rule out {', '.join(negated[:3])}"
+    shared = sorted(set(words([value])) & keywords)
     if len(shared) < 2:
         return None
-    return True, f"notes mention {', '.join(shared[:5])}"
+    return True, f"your notes mention {', '.join(shared[:5])}"
+
+
+def negated_words(text: str) -> set[str]:
+    """Words a negation governs: up to NEGATION_WINDOW words after `not`, `no`, `without`,
+    ..., and the word or two before `disabled` or `off`."""
+    found = words([text])
+    negated: set[str] = set()
+    for position, word in enumerate(found):
+        before = found[max(0, position - NEGATION_WINDOW) : position]
+        after = found[position + 1 : position + 3]
+        if NEGATIONS_BEFORE.intersection(before) or NEGATIONS_AFTER.intersection(after):
+            negated.add(word)
+    return negated
+
+
+def context_gates(
+    reference: Reference, given: dict[str, str], inferred: dict[str, str]
+) -> list[str]:
+    """Why the run's context contradicts a reference (then it is never confident): a phase
+    it does not occur in, or an engine other than the ones it is about."""
+    gates = []
+    phase = given.get("phase") or (
+        inferred["phase"] if inferred.get("phase") in GATING_INFERRED_PHASES else None
+    )
+    if phase and reference.phases and not _phase_fits(reference, phase, "phase" in given):
+        said = "you said" if "phase" in given else "the text suggests"
+        gates.append(
+            f"context disagrees: {said} phase {_quoted(phase)}, "
+            f"and this happens in {', '.join(reference.phases)}"
+        )
+    framework = given.get("framework") or inferred.get("framework")
+    if framework and _other_engine(reference, framework):
+        said = "you said" if "framework" in given else "the text names"
+        gates.append(
+            f"context disagrees: {said} {_quoted(framework)}, "
+            f"and this is about {', '.join(reference.frameworks)}"
+        )
+    return gates
+
+
+def _phase_fits(reference: Reference, phase: str, exact: bool) -> bool:
+    wanted = PHASE_EQUIVALENTS.get(phase.lower(), phase.lower())
+    phases = {PHASE_EQUIVALENTS.get(p.lower(), p.lower()) for p in reference.phases}
+    if exact or wanted not in ("training", "inference"):
+        return wanted in phases
+    broad = {p for p in phases if p in ("training", "inference")}
+    return not broad or wanted in broad
+
+
+def _other_engine(reference: Reference, framework: str) -> bool:
+    """True when the run names an engine and the reference is about other engines only."""
+    wanted = FRAMEWORK_ALIASES.get(framework.lower(), framework.lower())
+    if wanted not in ENGINES:
+        return False
+    named = {FRAMEWORK_ALIASES.get(f.lower(), f.lower()) for f in reference.frameworks}
+    return bool(named & ENGINES) and wanted not in named
 
 
 def _quoted(value: str) -> str:

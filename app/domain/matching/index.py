@@ -8,10 +8,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from app.domain.matching.evidence import Level, line_level
 from app.domain.matching.lines import NOISE_RE
 from app.domain.matching.normalize import normalize_template
 from app.domain.matching.tokens import informative, keyword_stems, tokens
-from app.domain.references.document import Reference
+from app.domain.references.document import MessageKind, Reference
+from app.domain.references.values import plain_template
 
 STANDARD_PLACEHOLDERS = frozenset(
     {"<n>", "<hex>", "<path>", "<ip>", "<host>", "<uuid>", "<shape>", "<url>"}
@@ -26,6 +28,8 @@ class MatchIndex:
     entry_keys: tuple[str, ...]
     entry_refs: tuple[int, ...]
     entry_messages: tuple[int, ...]
+    entry_kinds: tuple[MessageKind, ...]
+    entry_levels: tuple[Level | None, ...]
     entry_weights: tuple[Mapping[str, float], ...]
     entry_masses: tuple[float, ...]
     postings: Mapping[str, frozenset[int]]
@@ -34,6 +38,12 @@ class MatchIndex:
     keyword_postings: Mapping[str, frozenset[int]]
     keyword_weights: Mapping[str, float]
     unknown_idf: float
+    code_paths: Mapping[str, frozenset[int]]
+    positions: Mapping[str, int]
+
+    def position(self, reference_id: str | None) -> int | None:
+        """The index number of a reference, by id."""
+        return self.positions.get(reference_id or "")
 
 
 def build_index(references: Sequence[Reference]) -> MatchIndex:
@@ -42,15 +52,17 @@ def build_index(references: Sequence[Reference]) -> MatchIndex:
     keys: list[str] = []
     entry_refs: list[int] = []
     entry_messages: list[int] = []
+    entry_levels: list[Level | None] = []
     seen: set[tuple[int, str]] = set()
     for ref_number, reference in enumerate(refs):
         for message_number, message in enumerate(reference.messages):
-            for key in _message_keys(message.text):
+            for key, level in _message_keys(plain_template(message.text)):
                 if (ref_number, key) not in seen:
                     seen.add((ref_number, key))
                     keys.append(key)
                     entry_refs.append(ref_number)
                     entry_messages.append(message_number)
+                    entry_levels.append(level)
     token_sets = [frozenset(informative(key.split())) for key in keys]
     postings = _invert(token_sets)
     total = max(1, len(keys))
@@ -62,6 +74,10 @@ def build_index(references: Sequence[Reference]) -> MatchIndex:
         entry_keys=tuple(keys),
         entry_refs=tuple(entry_refs),
         entry_messages=tuple(entry_messages),
+        entry_kinds=tuple(
+            refs[r].messages[m].kind for r, m in zip(entry_refs, entry_messages, strict=True)
+        ),
+        entry_levels=tuple(entry_levels),
         entry_weights=tuple(MappingProxyType({t: idf[t] for t in ts}) for ts in token_sets),
         entry_masses=tuple(sum(idf[t] for t in ts) for ts in token_sets),
         postings=MappingProxyType(postings),
@@ -70,7 +86,20 @@ def build_index(references: Sequence[Reference]) -> MatchIndex:
         keyword_postings=MappingProxyType(keyword_postings),
         keyword_weights=MappingProxyType(_rarity(keyword_postings, len(refs))),
         unknown_idf=math.log(1 + total),
+        code_paths=MappingProxyType(_code_path_owners(refs)),
+        positions=MappingProxyType({ref.id: number for number, ref in enumerate(refs)}),
     )
+
+
+def _code_path_owners(refs: Sequence[Reference]) -> dict[str, frozenset[int]]:
+    """Each code path, as frames are looked up (a directory ends with `/`), to its owners."""
+    owners: dict[str, set[int]] = {}
+    for number, reference in enumerate(refs):
+        for path in reference.code_paths:
+            last = path.rstrip("/").rsplit("/", 1)[-1]
+            key = path if path.endswith("/") or "." in last else path + "/"
+            owners.setdefault(key, set()).add(number)
+    return {path: frozenset(numbers) for path, numbers in owners.items()}
 
 
 def _invert(token_sets: Sequence[frozenset[str]]) -> dict[str, frozenset[int]]:
@@ -87,11 +116,16 @@ def _rarity(postings: Mapping[str, frozenset[int]], total: int) -> dict[str, flo
     return {token: math.log(1 + total / len(ids)) / top for token, ids in postings.items()}
 
 
-def _message_keys(text: str) -> list[str]:
-    lines = normalize_template(text).splitlines()
-    telling = [line for line in lines if not NOISE_RE.match(line)] or lines
-    keys = (comparison_key(line, template=True) for line in telling)
-    return [key for key in keys if any(True for _ in informative(key.split()))]
+def _message_keys(text: str) -> list[tuple[str, Level | None]]:
+    """The comparison key of each telling line of a message, with the level it is logged at."""
+    raw = text.splitlines()
+    lines = [normalize_template(line) for line in raw]
+    telling = [(r, n) for r, n in zip(raw, lines, strict=True) if n and not NOISE_RE.match(n)]
+    keyed = (
+        (comparison_key(n, template=True), line_level(r))
+        for r, n in telling or zip(raw, lines, strict=True)
+    )
+    return [(key, level) for key, level in keyed if any(True for _ in informative(key.split()))]
 
 
 def _reference_words(reference: Reference) -> list[str]:

@@ -13,17 +13,18 @@ One query line is compared with the reference message lines in four steps:
    coverage), coverage being the Dice overlap of both sides' IDF-weighted informative
    tokens, so a short generic line is not a perfect match for every template that
    contains its words. The best message line per reference counts.
-4. **Score.** base = similarity + (1 - similarity) x KEYWORD_WEIGHT x keyword overlap
-   (title, tags, summary); score = base x (1 + context offset), the offset within
-   [-MAX_DROP, +MAX_LIFT] of `context`. Keywords fill at most 30% of the gap and
-   context moves a score by a few per cent, so neither makes a match on its own; a
-   reference that only shares rare title words is reported with a low score.
+4. **Score.** base = similarity + (1 - similarity) x (KEYWORD_WEIGHT x keyword overlap
+   + CODE_PATH_WEIGHT when a frame runs through one of its code paths); score = base x
+   (1 + context offset), the offset within [-MAX_DROP, +MAX_LIFT] of `context`.
+   Keywords and code paths fill part of the gap and context moves a score by a few per
+   cent, so none makes a match on its own; a reference that only shares rare title
+   words is reported with a low score.
    References are walked best similarity first and the walk stops once no later one
    can reach the top `limit`, so a query touching thousands of references scores few.
 
-A pasted block (a traceback, an NCCL error block) is split into lines; frames, source
-echoes and `Exception raised from` lines are dropped and each remaining line is scored,
-the best line per reference counting. A whole log goes through `scan` instead.
+Healthy message lines are indexed too, and kept apart: `LineScores.claimed_healthy` says
+when a line is normal output. Whether a score is confident is the judge's call (`judge`);
+`match` puts one paste through all of this and `scan` a whole log.
 """
 
 from __future__ import annotations
@@ -34,19 +35,10 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz, process
 
-from app.config import DEFAULT_MATCH_LIMIT
-from app.domain.matching.context import (
-    MAX_LIFT,
-    RunContext,
-    context_adjustment,
-    infer_context,
-    merge_context,
-)
-from app.domain.matching.index import MatchIndex, comparison_key
-from app.domain.matching.lines import count_lines, query_lines
-from app.domain.matching.results import Match, MatchResult
-from app.domain.matching.tokens import informative, keyword_stems
-from app.errors import LogTooLarge
+from app.domain.matching.context import MAX_LIFT, QueryContext, context_adjustment
+from app.domain.matching.evidence import Level
+from app.domain.matching.index import MatchIndex
+from app.domain.matching.tokens import informative
 
 # When a match is confident. Chosen on the labelled set (tests/data/labelled: 107 lines of
 # 15 references, 29 unrelated lines; tests/content/test_labelled_set.py). The best score of
@@ -57,6 +49,17 @@ from app.errors import LogTooLarge
 # the shipped references no confident collision (0.65 would flag one: a bare `GPU KV cache
 # size` line against kv-cache-exhaustion).
 CONFIDENT_THRESHOLD = 0.70
+
+
+# A line matching a reference's healthy message at least this well (and better than any
+# failure message) is normal output: it is set aside and matches no failure. Real healthy
+# lines score 0.8-1.0 against the block written for them; 0.6 leaves room for wording.
+HEALTHY_CLAIM = 0.6
+
+
+# Share of the gap to 1 that a traceback through one of the reference's code paths fills.
+# Like keywords, never enough on its own for a confident match.
+CODE_PATH_WEIGHT = 0.25
 
 
 # Below this a reference is not reported at all. Low on purpose: a reference that only
@@ -126,7 +129,22 @@ class LineScore:
     coverage: float
 
 
-def score_line(index: MatchIndex, key: str, exhaustive: bool = False) -> list[LineScore]:
+class LineScores(list[LineScore]):
+    """The best failure or diagnostic message line of each reference for one query line,
+    best first, and the best healthy message line of any reference (`healthy`)."""
+
+    healthy: LineScore | None = None
+
+    def claimed_healthy(self) -> LineScore | None:
+        """The healthy message this line is, when it matches one well and better than any
+        failure: then it is normal output and matches no failure at all."""
+        healthy = self.healthy
+        if healthy is None or healthy.similarity < HEALTHY_CLAIM:
+            return None
+        return healthy if not self or healthy.similarity >= self[0].similarity else None
+
+
+def score_line(index: MatchIndex, key: str, exhaustive: bool = False) -> LineScores:
     """The best message line of each reference for one query key, best first.
 
     `exhaustive` skips the prefilter and gives every message line past `SET_CUTOFF` its
@@ -134,7 +152,7 @@ def score_line(index: MatchIndex, key: str, exhaustive: bool = False) -> list[Li
     """
     tokens = set(informative(key.split()))
     if not tokens or not index.entry_keys:
-        return []
+        return LineScores()
     if exhaustive:
         entries: Sequence[int] = range(len(index.entry_keys))
         choices: Sequence[str] = index.entry_keys
@@ -152,7 +170,9 @@ def score_line(index: MatchIndex, key: str, exhaustive: bool = False) -> list[Li
     query_mass = sum(index.idf.get(t, index.unknown_idf) for t in tokens)
     query = tuple(tokens)
     weights, masses, refs = index.entry_weights, index.entry_masses, index.entry_refs
+    kinds = index.entry_kinds
     best: dict[int, tuple[float, int, float, float]] = {}
+    healthy = _NONE
     for _, token_set, position in found:
         entry = entries[position]
         shared = sum(filter(None, map(weights[entry].get, query)))
@@ -162,12 +182,21 @@ def score_line(index: MatchIndex, key: str, exhaustive: bool = False) -> list[Li
         coverage = 2 * shared / (query_mass + masses[entry])
         similarity = token_set / 100 * (COVERAGE_FLOOR + (1 - COVERAGE_FLOOR) * coverage)
         ref = refs[entry]
-        if similarity >= MIN_MESSAGE_SIMILARITY and similarity > best.get(ref, _NONE)[0]:
+        if similarity < MIN_MESSAGE_SIMILARITY:
+            continue
+        if kinds[entry] == "healthy":
+            if similarity > healthy[0]:
+                healthy = (similarity, entry, token_set / 100, coverage)
+        elif similarity > best.get(ref, _NONE)[0]:
             best[ref] = (similarity, entry, token_set / 100, coverage)
     ranked = sorted(best.items(), key=lambda item: (-item[1][0], item[0]))
-    return [
+    scores = LineScores(
         LineScore(ref, entry, sim, token_set, cov) for ref, (sim, entry, token_set, cov) in ranked
-    ]
+    )
+    similarity, entry, token_set, coverage = healthy
+    if entry >= 0:
+        scores.healthy = LineScore(refs[entry], entry, similarity, token_set, coverage)
+    return scores
 
 
 _NONE = (-1.0, -1, 0.0, 0.0)
@@ -206,156 +235,78 @@ def keyword_candidates(index: MatchIndex, stems: set[str]) -> set[int]:
 
 
 @dataclass(frozen=True, slots=True)
-class _Scored:
+class Scored:
     """A reference's score for a query, with what it rests on."""
 
     raw: float  # may pass 1 by context; kept for ordering
-    line: LineScore | None  # None: only title, tags or summary matched
-    span: tuple[int, int] | None
+    line: LineScore | None  # None: only title, tags, summary or code paths matched
+    span: tuple[int, int] | None = None
+    level: Level | None = None  # the level the matching line was logged at
+    line_number: int = 0  # 1-based, in the text as given
 
 
 class Scorer:
-    """Final scores for one query: message similarity, keywords and context per reference."""
+    """Final scores for one query: message similarity, keywords, code paths and context."""
 
     def __init__(
         self,
         index: MatchIndex,
         stems: set[str],
-        fields: dict[str, str],
-        context: dict[int, tuple[float, list[str]]] | None = None,
+        context: QueryContext,
+        code_paths: dict[int, str] | None = None,
+        offsets: dict[int, tuple[float, list[str]]] | None = None,
     ) -> None:
         self.index = index
         self.stems = stems
-        self.fields = fields
+        self.context = context
+        self.code_paths = code_paths or {}
         # Context verdicts per reference, shared by the scorers of one scan.
-        self.context = {} if context is None else context
+        self.offsets = {} if offsets is None else offsets
 
     def offset(self, ref: int) -> tuple[float, list[str]]:
-        if ref not in self.context:
-            self.context[ref] = context_adjustment(self.index.references[ref], self.fields)
-        return self.context[ref]
+        if ref not in self.offsets:
+            reference = self.index.references[ref]
+            self.offsets[ref] = context_adjustment(reference, self.context.fields)
+        return self.offsets[ref]
+
+    def keywords(self, ref: int) -> tuple[float, list[str]]:
+        """How much the query shares with the reference's title, tags and summary, and what."""
+        return keyword_overlap(self.index, ref, self.stems)
+
+    def base(self, ref: int, similarity: float) -> float:
+        """Similarity, with the gap to 1 partly filled by keywords and code paths."""
+        overlap, _ = keyword_overlap(self.index, ref, self.stems)
+        code = CODE_PATH_WEIGHT if ref in self.code_paths else 0.0
+        return similarity + (1 - similarity) * (KEYWORD_WEIGHT * overlap + code)
 
     def raw(self, ref: int, similarity: float) -> float:
-        overlap, _ = keyword_overlap(self.index, ref, self.stems)
-        base = similarity + (1 - similarity) * KEYWORD_WEIGHT * overlap
-        return base * (1 + self.offset(ref)[0])
+        return self.base(ref, similarity) * (1 + self.offset(ref)[0])
 
-    def ranked(self, lines: Sequence[LineScore], keep: int | None, floor: float) -> list[_Scored]:
+    def ranked(self, lines: Sequence[LineScore], keep: int | None, floor: float) -> list[Scored]:
         """Scores of the references that can reach the best `keep` (all when None).
 
-        `lines` come best similarity first, and keywords and context can lift a score
-        only so far, so the walk stops once no later reference can catch up: a query
-        that touches thousands of references scores a handful.
+        `lines` come best similarity first, and keywords, code paths and context can lift
+        a score only so far, so the walk stops once no later reference can catch up: a
+        query that touches thousands of references scores a handful.
         """
-        found: list[_Scored] = []
+        found: list[Scored] = []
         best: list[float] = []  # min-heap of the `keep` best raw scores so far
         lift = 1 + MAX_LIFT
         for line in lines:
-            ceiling = (line.similarity + (1 - line.similarity) * KEYWORD_WEIGHT) * lift
+            gap = 1 - line.similarity
+            ceiling = (line.similarity + gap * (KEYWORD_WEIGHT + CODE_PATH_WEIGHT)) * lift
             bar = max(floor, best[0]) if keep is not None and len(best) >= keep else floor
             if ceiling < bar:
                 break
-            overlap, _ = keyword_overlap(self.index, line.ref, self.stems)
-            base = line.similarity + (1 - line.similarity) * KEYWORD_WEIGHT * overlap
+            base = self.base(line.ref, line.similarity)
             if base * lift < bar:
                 continue  # cannot catch up even with every context field agreeing
             raw = base * (1 + self.offset(line.ref)[0])
             if raw < floor:
                 continue
-            found.append(_Scored(raw, line, None))
+            found.append(Scored(raw, line))
             if keep is not None:
                 heapq.heappush(best, raw)
                 if len(best) > keep:
                     heapq.heappop(best)
         return found
-
-    def reasons(self, scored: _Scored, ref: int) -> list[str]:
-        _, shared = keyword_overlap(self.index, ref, self.stems)
-        line = scored.line
-        reasons = [
-            _message_reason(self.index, line)
-            if line is not None
-            else "matched on title, tags or summary only"
-        ]
-        if shared:
-            reasons.append(f"title, tags or summary share: {', '.join(shared[:6])}")
-        reasons.extend(self.offset(ref)[1])
-        if scored.span is not None:
-            reasons.append(f"matched characters {scored.span[0]}-{scored.span[1]} of the text")
-        return reasons
-
-
-def _message_reason(index: MatchIndex, line: LineScore) -> str:
-    reference = index.references[line.ref]
-    number = index.entry_messages[line.entry]
-    return (
-        f"message {number + 1} (line {reference.messages[number].line} of {reference.path}) "
-        f"matched {line.similarity:.0%}: token set {line.token_set:.0%}, "
-        f"coverage {line.coverage:.0%}"
-    )
-
-
-def match_text(
-    index: MatchIndex,
-    text: str,
-    context: RunContext | None = None,
-    limit: int = DEFAULT_MATCH_LIMIT,
-    exhaustive: bool = False,
-) -> MatchResult:
-    """Rank references for a pasted message (one line or a block such as a traceback).
-
-    `exhaustive` skips the prefilter; benchmarks and tests compare the two.
-    """
-    line_count = count_lines(text)
-    if len(text) > MAX_MATCH_CHARS or line_count > MAX_MATCH_LINES:
-        raise LogTooLarge(
-            f"{len(text)} characters in {line_count} lines is over the limit for one message "
-            f"({MAX_MATCH_CHARS} characters, {MAX_MATCH_LINES} lines); scan it as a log instead"
-        )
-    inferred = infer_context(text) if text.strip() else {}
-    lines = query_lines(text)
-    if not lines or limit <= 0:
-        normalized_text = "\n".join(normalized for _, _, normalized in lines)
-        return MatchResult(normalized=normalized_text, inferred_context=inferred, matches=[])
-    tokens = {t for _, _, normalized in lines for t in informative(_key_tokens(normalized))}
-    scorer = Scorer(index, keyword_stems(tokens), merge_context(context, inferred))
-    best: dict[int, _Scored] = {}
-    # The best `limit` over all lines are among the best `limit` of some line.
-    for span, _, normalized in lines:
-        scores = score_line(index, comparison_key(normalized), exhaustive)
-        for scored in scorer.ranked(scores, limit, MIN_REPORT_SCORE):
-            if scored.line is None:
-                continue
-            ref = scored.line.ref
-            if ref not in best or scored.raw > best[ref].raw:
-                best[ref] = _Scored(scored.raw, scored.line, span)
-    for ref in keyword_candidates(index, scorer.stems) - best.keys():
-        raw = scorer.raw(ref, 0.0)
-        if raw >= MIN_REPORT_SCORE:
-            best[ref] = _Scored(raw, None, None)
-    ranked = sorted(best.items(), key=lambda item: (-item[1].raw, item[0]))[:limit]
-    matches = [_match(index, ref, scored, scorer.reasons(scored, ref)) for ref, scored in ranked]
-    normalized_text = "\n".join(normalized for _, _, normalized in lines)
-    return MatchResult(normalized=normalized_text, inferred_context=inferred, matches=matches)
-
-
-def _key_tokens(normalized: str) -> list[str]:
-    return comparison_key(normalized).split()
-
-
-def _match(index: MatchIndex, ref: int, scored: _Scored, reasons: list[str]) -> Match:
-    reference = index.references[ref]
-    score = round(min(1.0, scored.raw), 3)
-    message = None
-    if scored.line is not None:
-        message = reference.messages[index.entry_messages[scored.line.entry]].text
-    return Match(
-        id=reference.id,
-        title=reference.title,
-        summary=reference.summary,
-        score=score,
-        confident=score >= CONFIDENT_THRESHOLD,
-        reasons=reasons,
-        matched_message=message,
-        matched_span=scored.span,
-    )

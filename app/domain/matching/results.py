@@ -2,7 +2,42 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, Field
+
+from app.domain.references.document import MessageKind, ReferenceKind
+from app.domain.references.values import Verdict
+
+# How closely the pasted line matched the reference's message, in words.
+MessageMatch = Literal["close", "partial", "loose"]
+
+
+class ValueVerdict(BaseModel):
+    """A diagnostic line read with its values: what they were and what the rule says."""
+
+    state: Verdict = Field(description="failing, healthy, or unknown when a value is missing.")
+    values: dict[str, str] = Field(description="The values read from the text, by name.")
+    rule: list[str] = Field(description="The reference's rule: failing when any of these holds.")
+
+
+class CandidateMatch(BaseModel):
+    """One candidate cause of a symptom, ranked for this paste."""
+
+    id: str | None = Field(description="The cause reference, when it has a page.")
+    title: str
+    score: float = Field(ge=0, le=1, description="How strongly this paste points to it.")
+    reasons: list[str]
+
+
+class CheckHint(BaseModel):
+    """An evidence check that tells the top candidates apart."""
+
+    text: str = Field(description="The check, as Markdown.")
+    html: str = Field(description="The check, rendered.")
+    commands: list[str]
+    confirms: list[str] = Field(description="Titles of the candidates it confirms.")
+    rules_out: list[str] = Field(description="Titles of the candidates it rules out.")
 
 
 class Match(BaseModel):
@@ -11,6 +46,7 @@ class Match(BaseModel):
     id: str
     title: str
     summary: str
+    kind: ReferenceKind = Field(description="cause, or symptom (printed for many causes).")
     score: float = Field(ge=0, le=1)
     confident: bool
     reasons: list[str]
@@ -18,6 +54,30 @@ class Match(BaseModel):
     matched_span: tuple[int, int] | None = Field(
         description="Start and end offsets, in the text as given, of the line that matched."
     )
+    message_kind: MessageKind | None = Field(
+        default=None, description="What the matched message is: failure or diagnostic."
+    )
+    message_match: MessageMatch | None = Field(
+        default=None, description="How closely a line matched the message, in words."
+    )
+    verdict: ValueVerdict | None = Field(default=None, description="For a diagnostic line.")
+    context_disagrees: bool = False
+    candidates: list[CandidateMatch] = Field(
+        default_factory=list, description="For a symptom: its causes, ranked for this paste."
+    )
+    checks: list[CheckHint] = Field(
+        default_factory=list, description="For a symptom: checks that tell the top two apart."
+    )
+
+
+class HealthyLine(BaseModel):
+    """A pasted line recognised as normal output, and the reference that describes it."""
+
+    text: str = Field(description="The line as pasted (cut to a few hundred characters).")
+    id: str
+    title: str
+    message: str = Field(description="The reference's healthy or diagnostic message.")
+    verdict: ValueVerdict | None = None
 
 
 class MatchResult(BaseModel):
@@ -26,6 +86,7 @@ class MatchResult(BaseModel):
     normalized: str
     inferred_context: dict[str, str]
     matches: list[Match]
+    healthy_lines: list[HealthyLine] = Field(default_factory=list)
 
 
 class ScanHit(BaseModel):
@@ -42,6 +103,12 @@ class ScanHit(BaseModel):
     example: str = Field(description="One matching line as it appears in the log.")
     matched_message: str
     reasons: list[str]
+    kind: ReferenceKind = "cause"
+    message_kind: MessageKind | None = None
+    verdict: ValueVerdict | None = None
+    context_disagrees: bool = False
+    candidates: list[CandidateMatch] = Field(default_factory=list)
+    checks: list[CheckHint] = Field(default_factory=list)
 
 
 class ScanResult(BaseModel):
@@ -54,3 +121,4 @@ class ScanResult(BaseModel):
     capped: bool = Field(description="True when more templates qualified than the cap.")
     inferred_context: dict[str, str]
     hits: list[ScanHit]
+    healthy_lines: int = Field(default=0, description="Lines recognised as normal output.")

@@ -8,13 +8,31 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from app.config import DEFAULT_MAX_LOG_LINES, SCAN_LINE_CAP
-from app.domain.matching.context import RunContext, infer_context, merge_context
+from app.domain.matching.candidates import MAX_EVIDENCE_CHARS, PasteEvidence, rank_candidates
+from app.domain.matching.context import QueryContext, RunContext, infer_context
+from app.domain.matching.evidence import code_path_hits, line_level
 from app.domain.matching.index import MatchIndex, comparison_key
+from app.domain.matching.judge import (
+    diagnostic_verdict,
+    disagrees,
+    gates_for,
+    is_confident,
+    message_of,
+    message_reasons,
+)
 from app.domain.matching.lines import NOISE_RE, TELLING_RE, count_lines, split_lines
 from app.domain.matching.normalize import MAX_LINE_CHARS, normalize_line
-from app.domain.matching.rank import CONFIDENT_THRESHOLD, LineScore, Scorer, score_line
-from app.domain.matching.results import ScanHit, ScanResult
+from app.domain.matching.rank import (
+    CONFIDENT_THRESHOLD,
+    LineScore,
+    LineScores,
+    Scored,
+    Scorer,
+    score_line,
+)
+from app.domain.matching.results import CandidateMatch, CheckHint, ScanHit, ScanResult
 from app.domain.matching.tokens import keyword_stems
+from app.domain.references.values import read_values
 from app.errors import LogTooLarge
 
 # A whole log has thousands of lines: only message matches this good become hits.
@@ -40,12 +58,16 @@ class TemplateGroup:
     keys: int = 1
 
 
+# A diagnostic block's values are read from its first matching line and the lines after
+# it, as many as the block has plus a few for wrapped output.
+VALUE_WINDOW_EXTRA_LINES = 4
+
+
 @dataclass(slots=True)
 class _HitSoFar:
     raw: float
     best: LineScore
     example_line: int
-    reasons: list[str]
     line_numbers: list[list[int]] = field(default_factory=list)
 
 
@@ -105,7 +127,9 @@ def scan_log(
     max_lines: int = DEFAULT_MAX_LOG_LINES,
     line_cap: int = SCAN_LINE_CAP,
 ) -> ScanResult:
-    """Find the references a whole log shows, with counts and line numbers per reference."""
+    """Find the references a whole log shows, with counts and line numbers per reference.
+
+    Lines that are a reference's healthy message are counted apart and match nothing."""
     if not log.strip():
         return ScanResult(
             lines=0,
@@ -125,13 +149,21 @@ def scan_log(
     eligible.sort(key=lambda group: not TELLING_RE.search(group.template))
     scored = eligible[:FUZZY_TEMPLATE_CAP]
     inferred = infer_context(log)
-    fields = merge_context(context, inferred)
-    verdicts: dict[int, tuple[float, list[str]]] = {}
+    query = QueryContext.of(context, inferred)
+    offsets: dict[int, tuple[float, list[str]]] = {}
     hits: dict[int, _HitSoFar] = {}
+    neighbours: dict[int, tuple[float, int]] = {}
+    healthy = 0
     for group in scored:
         key = comparison_key(group.template)
-        scorer = Scorer(index, keyword_stems(key.split()), fields, verdicts)
-        _scan_group(scorer, score_line(index, key), group, hits)
+        scores = score_line(index, key)
+        if scores.claimed_healthy() is not None:
+            healthy += len(group.line_numbers)
+            continue
+        _remember_neighbours(index, scores, group, neighbours)
+        scorer = Scorer(index, keyword_stems(key.split()), query, None, offsets)
+        _scan_group(scorer, scores, group, hits)
+    found = _Found(index, query, lines, log, neighbours, offsets)
     return ScanResult(
         lines=len(lines),
         templates=len(groups),
@@ -139,8 +171,22 @@ def scan_log(
         fuzzy_cap=FUZZY_TEMPLATE_CAP,
         capped=len(eligible) > FUZZY_TEMPLATE_CAP,
         inferred_context=inferred,
-        hits=_scan_hits(index, hits, lines, line_cap),
+        hits=found.hits(hits, line_cap),
+        healthy_lines=healthy,
     )
+
+
+def _remember_neighbours(
+    index: MatchIndex,
+    scores: LineScores,
+    group: TemplateGroup,
+    neighbours: dict[int, tuple[float, int]],
+) -> None:
+    """Keep, per reference, the best failure-line similarity in the log and where."""
+    for line in scores:
+        better = line.similarity > neighbours.get(line.ref, (0.0, 0))[0]
+        if better and index.entry_kinds[line.entry] == "failure":
+            neighbours[line.ref] = (line.similarity, group.line_numbers[0])
 
 
 def _scan_group(
@@ -154,45 +200,81 @@ def _scan_group(
         line = scored.line
         assert line is not None  # ranked() only returns message matches
         hit = hits.get(line.ref)
-        if hit is None or scored.raw > hit.raw:
-            reasons = scorer.reasons(scored, line.ref)
-            if hit is None:
-                hit = hits[line.ref] = _HitSoFar(scored.raw, line, group.line_numbers[0], reasons)
-            else:
-                hit.raw, hit.best, hit.example_line, hit.reasons = (
-                    scored.raw,
-                    line,
-                    group.line_numbers[0],
-                    reasons,
-                )
+        if hit is None:
+            hit = hits[line.ref] = _HitSoFar(scored.raw, line, group.line_numbers[0])
+        elif scored.raw > hit.raw:
+            hit.raw, hit.best, hit.example_line = scored.raw, line, group.line_numbers[0]
         hit.line_numbers.append(group.line_numbers)
 
 
-def _scan_hits(
-    index: MatchIndex,
-    hits: dict[int, _HitSoFar],
-    lines: Sequence[str],
-    line_cap: int,
-) -> list[ScanHit]:
-    found = []
-    for ref, hit in hits.items():
+@dataclass(frozen=True, slots=True)
+class _Found:
+    """What turns a scan's raw hits into answers: the log and the run's context."""
+
+    index: MatchIndex
+    query: QueryContext
+    lines: Sequence[str]
+    log: str
+    neighbours: dict[int, tuple[float, int]]
+    offsets: dict[int, tuple[float, list[str]]]
+
+    def hits(self, hits: dict[int, _HitSoFar], line_cap: int) -> list[ScanHit]:
+        code_paths: dict[int, str] | None = None
+        found = []
+        for ref, hit in hits.items():
+            reference = self.index.references[ref]
+            if reference.kind == "symptom" and code_paths is None:
+                code_paths = code_path_hits(self.log[:MAX_EVIDENCE_CHARS], self.index.code_paths)
+            found.append(self._hit(ref, hit, line_cap, code_paths or {}))
+        found.sort(key=lambda h: (not h.confident, -h.score, -h.count, h.id))
+        return found
+
+    def _hit(self, ref: int, hit: _HitSoFar, line_cap: int, code_paths: dict[int, str]) -> ScanHit:
         numbers = sorted(n for numbers in hit.line_numbers for n in numbers)
-        reference = index.references[ref]
+        reference = self.index.references[ref]
+        example = self.lines[hit.example_line - 1]
+        scored = Scored(hit.raw, hit.best, None, line_level(example), hit.example_line)
+        message = message_of(self.index, hit.best)
+        size = message.text.count("\n") + 1 + VALUE_WINDOW_EXTRA_LINES if message else 1
+        window = "\n".join(self.lines[hit.example_line - 1 : hit.example_line - 1 + size])
+        verdict = diagnostic_verdict(message, window)
+        gates = gates_for(self.index, reference, self.query, scored)
         score = round(min(1.0, hit.raw), 3)
-        found.append(
-            ScanHit(
-                id=reference.id,
-                title=reference.title,
-                score=score,
-                confident=score >= CONFIDENT_THRESHOLD,
-                count=len(numbers),
-                first_line=numbers[0],
-                last_line=numbers[-1],
-                line_numbers=numbers[: max(0, line_cap)],
-                example=lines[hit.example_line - 1][:MAX_LINE_CHARS],
-                matched_message=reference.messages[index.entry_messages[hit.best.entry]].text,
-                reasons=hit.reasons,
-            )
+        candidates: list[CandidateMatch] = []
+        checks: list[CheckHint] = []
+        if reference.kind == "symptom":
+            evidence = self._evidence(hit, code_paths, window)
+            candidates, checks = rank_candidates(self.index, reference, evidence)
+        reasons = [*message_reasons(scored, message, verdict), *self.offsets.get(ref, (0, []))[1]]
+        return ScanHit(
+            id=reference.id,
+            title=reference.title,
+            kind=reference.kind,
+            score=score,
+            confident=is_confident(score, message, verdict, gates),
+            count=len(numbers),
+            first_line=numbers[0],
+            last_line=numbers[-1],
+            line_numbers=numbers[: max(0, line_cap)],
+            example=example[:MAX_LINE_CHARS],
+            matched_message=message.text if message else "",
+            reasons=[*reasons, *gates],
+            message_kind=message.kind if message else None,
+            verdict=verdict,
+            context_disagrees=disagrees(gates),
+            candidates=candidates,
+            checks=checks,
         )
-    found.sort(key=lambda h: (not h.confident, -h.score, -h.count, h.id))
-    return found
+
+    def _evidence(self, hit: _HitSoFar, code_paths: dict[int, str], window: str) -> PasteEvidence:
+        reference = self.index.references[hit.best.ref]
+        slots = [slot for message in reference.messages for slot in message.slots]
+        others = {ref: seen for ref, seen in self.neighbours.items() if ref != hit.best.ref}
+        return PasteEvidence(
+            text=self.log,
+            values=read_values(window, slots),
+            messages=others,
+            code_paths=code_paths,
+            given=self.query.given,
+            inferred=self.query.inferred,
+        )

@@ -10,6 +10,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.domain.references.values import Rule, Slot
+
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 MAX_SLUG_LENGTH = 80  # long enough for any title-like id, short enough for a URL segment
 
@@ -26,6 +28,12 @@ PHASES = (
 )
 
 
+ReferenceKind = Literal["cause", "symptom"]
+REFERENCE_KINDS: tuple[ReferenceKind, ...] = ("cause", "symptom")
+MessageKind = Literal["failure", "diagnostic", "healthy"]
+MESSAGE_KINDS: tuple[MessageKind, ...] = ("failure", "diagnostic", "healthy")
+
+
 class Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -37,6 +45,18 @@ class Message(Frozen):
     line: int = Field(description="Line of the code block in the reference file.")
     seen_in_markdown: str = Field(description="Where the message was seen, as Markdown.")
     seen_in_url: str | None = Field(description="The first link of the 'Seen in' paragraph.")
+    kind: MessageKind = Field(
+        default="failure",
+        description="failure: the failure itself; diagnostic: a check's output or a metrics "
+        "line, read with its values; healthy: a normal line that looks close.",
+    )
+    slots: tuple[Slot, ...] = Field(default=(), description="Values the template names.")
+    failing_when: tuple[Rule, ...] = Field(
+        default=(), description="A diagnostic block's rules: failing when any of these holds."
+    )
+    healthy_when: tuple[Rule, ...] = Field(
+        default=(), description="Healthy when any holds; without them, when no failing one does."
+    )
 
 
 class Cause(Frozen):
@@ -55,6 +75,25 @@ class Check(Frozen):
     html: str
     commands: tuple[str, ...] = Field(description="Commands from the item's code blocks.")
     line: int
+    confirms: tuple[int, ...] = Field(default=(), description="Causes it confirms, 1-based.")
+    rules_out: tuple[int, ...] = Field(default=(), description="Causes it rules out, 1-based.")
+
+
+class Candidate(Frozen):
+    """One candidate cause of a symptom, with what points to it in a paste."""
+
+    title: str
+    markdown: str
+    html: str
+    line: int
+    cause_id: str | None = Field(description="The cause reference it links to, if any.")
+    lines: tuple[str, ...] = Field(
+        default=(), description="Telling neighbour-line snippets (literal, any case)."
+    )
+    phases: tuple[str, ...] = ()
+    when: tuple[Rule, ...] = Field(
+        default=(), description="Conditions over the symptom message's named values."
+    )
 
 
 class Source(Frozen):
@@ -80,6 +119,7 @@ class Reference(Frozen):
     id: str
     title: str
     summary: str
+    kind: ReferenceKind = "cause"
     category: Category
     tags: tuple[str, ...]
     frameworks: tuple[str, ...]
@@ -88,10 +128,19 @@ class Reference(Frozen):
     calculator: CalculatorSpec | None = None
     updated: dt.date
     aliases: tuple[str, ...] = ()
+    code_paths: tuple[str, ...] = Field(
+        default=(), description="Source paths (`torch/_dynamo/`) whose frames point here."
+    )
+    symptoms: tuple[str, ...] = Field(
+        default=(), description="Symptoms this cause produces, beyond those that list it."
+    )
     messages: tuple[Message, ...]
     context_markdown: str
     context_html: str
-    causes: tuple[Cause, ...]
+    causes: tuple[Cause, ...] = ()
+    candidates: tuple[Candidate, ...] = Field(
+        default=(), description="A symptom's candidate causes, most common first."
+    )
     checks: tuple[Check, ...]
     worked_example_markdown: str = ""
     worked_example_html: str = ""

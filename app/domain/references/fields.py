@@ -4,19 +4,31 @@ problem collected with the line of its key."""
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from app.domain.calculators import get_calculator
-from app.domain.references.document import CATEGORIES, PHASES, CalculatorSpec, is_slug
+from app.domain.references.document import (
+    CATEGORIES,
+    PHASES,
+    REFERENCE_KINDS,
+    CalculatorSpec,
+    is_slug,
+)
 from app.domain.references.problems import Problem
 from app.errors import CalculatorInputError, UnknownCalculator
 
 MAX_TITLE_LENGTH = 160
 MAX_SUMMARY_LENGTH = 400
 REQUIRED_KEYS = ("id", "title", "summary", "category", "tags", "frameworks", "phases", "updated")
-OPTIONAL_KEYS = ("hardware", "calculator", "aliases")
+OPTIONAL_KEYS = ("kind", "hardware", "calculator", "aliases", "code_paths", "symptoms")
+# A code path is whole path segments: `torch/_dynamo/`, `fused_moe.py`,
+# `deepspeed/runtime/zero/stage3.py`. No wildcards: it is looked up, never compiled.
+CODE_PATH_RE = re.compile(r"[\w.-]+(?:/[\w.-]+)*/?")
+MAX_CODE_PATHS = 16
+MAX_CODE_PATH_CHARS = 120
 
 
 @dataclass
@@ -52,6 +64,10 @@ def check_front_matter(
         found.add(line("id"), "front matter", f"id '{meta['id']}' differs from file name '{stem}'")
     if "aliases" in meta and meta.get("id") in meta["aliases"]:
         found.add(line("aliases"), "front matter", "aliases: a reference cannot alias itself")
+    if meta.get("kind") == "symptom" and meta.get("symptoms"):
+        found.add(line("symptoms"), "front matter", "symptoms: only a cause lists symptoms")
+    if meta.get("id") in meta.get("symptoms", ()):
+        found.add(line("symptoms"), "front matter", "symptoms: a reference cannot list itself")
     return meta
 
 
@@ -127,6 +143,39 @@ def _check_aliases(value: Any, line: int, found: Collector) -> tuple[str, ...] |
     return aliases
 
 
+def _check_kind(value: Any, line: int, found: Collector) -> str | None:
+    if value not in REFERENCE_KINDS:
+        found.add(line, "front matter", f"kind must be one of {', '.join(REFERENCE_KINDS)}")
+        return None
+    return str(value)
+
+
+def _check_code_paths(value: Any, line: int, found: Collector) -> tuple[str, ...] | None:
+    paths = _check_list(required=False)(value, line, found)
+    if paths is None:
+        return None
+    bad = [p for p in paths if len(p) > MAX_CODE_PATH_CHARS or not CODE_PATH_RE.fullmatch(p)]
+    if bad:
+        found.add(
+            line,
+            "front matter",
+            f"code_paths: {bad[0][:60]!r} is not a path of whole segments like torch/_dynamo/",
+        )
+        return None
+    if len(paths) > MAX_CODE_PATHS:
+        found.add(line, "front matter", f"code_paths: at most {MAX_CODE_PATHS} entries")
+        return None
+    return tuple(path.lower() for path in paths)
+
+
+def _check_symptoms(value: Any, line: int, found: Collector) -> tuple[str, ...] | None:
+    symptoms = _check_list(required=False)(value, line, found)
+    if symptoms is not None and not all(is_slug(symptom) for symptom in symptoms):
+        found.add(line, "front matter", "symptoms: every entry must be a reference id")
+        return None
+    return symptoms
+
+
 def _check_updated(value: Any, line: int, found: Collector) -> dt.date | None:
     if isinstance(value, dt.date) and not isinstance(value, dt.datetime):
         return value
@@ -161,6 +210,7 @@ _FIELD_CHECKS: dict[str, Callable[[Any, int, Collector], Any]] = {
     "id": _check_id,
     "title": _check_text(MAX_TITLE_LENGTH),
     "summary": _check_summary,
+    "kind": _check_kind,
     "category": _check_category,
     "tags": _check_tags,
     "frameworks": _check_list(required=True),
@@ -169,4 +219,6 @@ _FIELD_CHECKS: dict[str, Callable[[Any, int, Collector], Any]] = {
     "calculator": _check_calculator,
     "updated": _check_updated,
     "aliases": _check_aliases,
+    "code_paths": _check_code_paths,
+    "symptoms": _check_symptoms,
 }

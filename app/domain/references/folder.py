@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.domain.references.document import Reference
+from app.domain.references.graph import link_problems
 from app.domain.references.parser import parse_reference
 from app.domain.references.problems import Problem
 
@@ -78,7 +79,8 @@ def _read_file(path: Path, folder: Path) -> tuple[bytes, Problem | None]:
 
 
 def check_across_files(references: Sequence[Reference]) -> tuple[list[Reference], list[Problem]]:
-    """Drop references whose id or alias another file already claims; warn on dead links."""
+    """Drop references whose id or alias another file already claims; warn on dead links;
+    check how symptoms and causes name each other."""
     claimed: dict[str, str] = {}
     kept: list[Reference] = []
     problems: list[Problem] = []
@@ -99,6 +101,7 @@ def check_across_files(references: Sequence[Reference]) -> tuple[list[Reference]
             for target in reference.related
             if target not in known
         )
+    problems.extend(link_problems(kept))
     return kept, problems
 
 

@@ -24,6 +24,7 @@ from app.errors import InvalidInput, NotFound
 from app.services.analysis import Outcome, analyse_paste
 from app.services.library import Library
 from app.services.readers import feedback_counts, record_feedback
+from app.services.schemas import confidence_note
 from app.urls import REFERENCE_FEEDBACK, REFERENCE_PAGE
 from app.web.bodies import SafeBodyRoute
 from app.web.deps import CatalogDep, LibraryDep
@@ -64,6 +65,7 @@ def paste_page(
         phases=PHASES,
         references=list_references(catalog, ReferenceFilter()),
         threshold=CONFIDENT_THRESHOLD,
+        confidence_note=confidence_note(),
     )
 
 

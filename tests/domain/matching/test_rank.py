@@ -14,7 +14,8 @@ from searches import count_searches
 from app.domain.matching import rank, results, scan
 from app.domain.matching.context import RunContext
 from app.domain.matching.index import MatchIndex, build_index
-from app.domain.matching.rank import CONFIDENT_THRESHOLD, match_text
+from app.domain.matching.match import match_text
+from app.domain.matching.rank import CONFIDENT_THRESHOLD
 from app.domain.matching.scan import scan_log
 from app.domain.references.document import Reference
 from app.errors import LogTooLarge

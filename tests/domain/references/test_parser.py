@@ -205,6 +205,86 @@ def problems_of(name: str) -> list[str]:
             "broken/yaml-alias.md:7: front matter: YAML aliases (*name) are not allowed",
             id="yaml-alias",
         ),
+        pytest.param(
+            "bad-kind.md",
+            "broken/bad-kind.md:5: front matter: kind must be one of cause, symptom",
+            id="bad-kind",
+        ),
+        pytest.param(
+            "bad-code-path.md",
+            "broken/bad-code-path.md:9: front matter: code_paths: 'torch/*.py' is not a path of whole segments like torch/_dynamo/",
+            id="bad-code-path",
+        ),
+        pytest.param(
+            "unknown-block-kind.md",
+            "broken/unknown-block-kind.md:14: Message: unknown block kind in 'text noisy'; use text, text diagnostic or text healthy",
+            id="unknown-block-kind",
+        ),
+        pytest.param(
+            "diagnostic-no-rule.md",
+            "broken/diagnostic-no-rule.md:14: Message: a diagnostic block needs a 'Failing when `value < 1`.' line after 'Seen in'",
+            id="diagnostic-no-rule",
+        ),
+        pytest.param(
+            "rule-unknown-value.md",
+            "broken/rule-unknown-value.md:20: Message: unknown value 'speed'; the message names concurrency",
+            id="rule-unknown-value",
+        ),
+        pytest.param(
+            "rule-no-comparison.md",
+            "broken/rule-no-comparison.md:20: Message: 'concurrency' has no comparison (<=, >=, ==, !=, <, >)",
+            id="rule-no-comparison",
+        ),
+        pytest.param(
+            "value-no-prefix.md",
+            "broken/value-no-prefix.md:14: Message: value 'limit' needs literal text just before it on its line",
+            id="value-no-prefix",
+        ),
+        pytest.param(
+            "failing-when-misplaced.md",
+            "broken/failing-when-misplaced.md:20: Message: 'Failing when' belongs after the 'Seen in' line of a diagnostic block",
+            id="failing-when-misplaced",
+        ),
+        pytest.param(
+            "healthy-when-misplaced.md",
+            "broken/healthy-when-misplaced.md:20: Message: 'Healthy when' belongs right after a 'Failing when' line",
+            id="healthy-when-misplaced",
+        ),
+        pytest.param(
+            "check-names-missing-cause.md",
+            "broken/check-names-missing-cause.md:32: Evidence checks: names cause 5, but 3 are listed",
+            id="check-names-missing-cause",
+        ),
+        pytest.param(
+            "symptom-with-causes.md",
+            "broken/symptom-with-causes.md:25: sections: unexpected section 'Causes' in a symptom: list them under 'Candidate causes'",
+            id="symptom-with-causes",
+        ),
+        pytest.param(
+            "cause-with-candidates.md",
+            "broken/cause-with-candidates.md:24: sections: unexpected section 'Candidate causes' in a cause (kind: symptom has candidate causes)",
+            id="cause-with-candidates",
+        ),
+        pytest.param(
+            "symptom-check-no-number.md",
+            "broken/symptom-check-no-number.md:33: Evidence checks: say which candidate it confirms or rules out by number ('confirms candidate 2')",
+            id="symptom-check-no-number",
+        ),
+        pytest.param(
+            "candidate-bad-phase.md",
+            "broken/candidate-bad-phase.md:28: Candidate causes: 'Phases:' takes training, inference, fine-tuning, startup, checkpointing, compilation, data-loading",
+            id="candidate-bad-phase",
+        ),
+        pytest.param(
+            "candidate-lines-no-code.md",
+            "broken/candidate-lines-no-code.md:28: Candidate causes: 'Lines:' needs snippets in `backticks`",
+            id="candidate-lines-no-code",
+        ),
+        pytest.param(
+            "symptom-lists-symptoms.md",
+            "broken/symptom-lists-symptoms.md:10: front matter: symptoms: only a cause lists symptoms",
+            id="symptom-lists-symptoms",
+        ),
     ],
 )
 def test_each_broken_rule_is_reported_with_file_line_and_rule(name: str, expected: str) -> None:

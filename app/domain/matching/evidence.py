@@ -1,0 +1,105 @@
+"""What a line says besides its words: the level it was logged at, and the source files its
+traceback frames and `file.py:123]` prefixes name.
+
+Both are read from the raw text (normalisation strips prefixes and paths), with fixed,
+linear patterns; nothing a user wrote is compiled.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Literal
+
+Level = Literal["debug", "info", "warning", "error"]
+LEVEL_RANK: dict[Level, int] = {"debug": 0, "info": 1, "warning": 2, "error": 3}
+
+# How loggers mark a level, checked at the start of a line (after a rank label) and as
+# NCCL's `NCCL INFO` / `NCCL WARN` anywhere: glog/c10 `I1206 ...`, `[W ...]`, Python
+# logging `INFO`, `[INFO]`, `- INFO -`, `INFO:root:`, vLLM `INFO 11-29 ...`.
+_HEAD = r"^(?:\S*\[?(?:rank|default|local_rank)\s?\d+\]?:\s*|\d+:\s+|\(\w+ pid=\d+\)\s*)*"
+_LEVEL_SOURCES: tuple[tuple[Level, str], ...] = (
+    ("info", r"\bNCCL INFO\b"),
+    ("warning", r"\bNCCL WARN\b"),
+    ("error", _HEAD + r"\[?[EF](?:\d{3,4}|<n>)[ \]]|" + _HEAD + r"\[[EF] "),
+    ("warning", _HEAD + r"\[?W(?:\d{3,4}|<n>)[ \]]|" + _HEAD + r"\[W "),
+    ("info", _HEAD + r"\[?I(?:\d{3,4}|<n>)[ \]]|" + _HEAD + r"\[I "),
+    ("debug", _HEAD + r"\[?[VD](?:\d{3,4}|<n>)[ \]]"),
+    ("error", r"(?:^|[\[|\s-])(?:ERROR|CRITICAL|FATAL)(?:[\]|:\s]|$)"),
+    ("warning", r"(?:^|[\[|\s-])(?:WARNING|WARN)(?:[\]|:\s]|$)"),
+    ("info", r"(?:^|[\[|\s-])INFO(?:[\]|:\s]|$)"),
+    ("debug", r"(?:^|[\[|\s-])(?:DEBUG|TRACE)(?:[\]|:\s]|$)"),
+)
+LEVEL_PATTERNS = tuple((level, re.compile(pattern)) for level, pattern in _LEVEL_SOURCES)
+# Only the head of a line carries its level; a message that quotes `ERROR` later on is
+# still the level its logger gave it.
+LEVEL_HEAD_CHARS = 160
+# Words that make a line a failure whatever its logger's level (an INFO line that says
+# "error" is not a healthy start-up line).
+FAILURE_WORD_RE = re.compile(
+    r"error|exception|fail|fatal|timed? ?out|abort|killed|out of memory|\bnan\b|illegal"
+    r"|mismatch|refused|crash|segmentation|fallback|falling back|not available|slow",
+    re.IGNORECASE,
+)
+
+# A source path in a traceback frame (`File "/x/torch/_dynamo/output_graph.py", line 12`)
+# or a log prefix (`stage3.py:1234]`, `[ProcessGroupNCCL.cpp:616]`).
+SOURCE_PATH_RE = re.compile(r"[\w.-]+(?:[/\\][\w.-]+)*\.(?:py|cc|cpp|cxx|cu|cuh|c|h|hpp|rs)\b")
+# A paste names at most this many distinct source paths worth looking up.
+MAX_SOURCE_PATHS = 400
+# Paths are looked up by their segment runs; deeper paths keep only their last segments.
+MAX_PATH_SEGMENTS = 12
+
+
+def line_level(line: str) -> Level | None:
+    """The level a logger printed `line` at, when its prefix says."""
+    head = line[:LEVEL_HEAD_CHARS]
+    for level, pattern in LEVEL_PATTERNS:
+        if pattern.search(head):
+            return level
+    return None
+
+
+def quieter(line: Level | None, message: Level | None) -> bool:
+    """True when a line was logged below the level of the failure message it resembles:
+    an INFO line is not the warning or error a reference describes."""
+    if line is None or message is None:
+        return False
+    return LEVEL_RANK[line] <= LEVEL_RANK["info"] < LEVEL_RANK[message]
+
+
+def says_failure(line: str) -> bool:
+    """True when the line's words speak of a failure, whatever its level."""
+    return FAILURE_WORD_RE.search(line[:2000]) is not None
+
+
+def source_paths(text: str) -> list[str]:
+    """Distinct source paths the text names, lower-case with forward slashes, in order."""
+    seen: dict[str, None] = {}
+    for found in SOURCE_PATH_RE.finditer(text):
+        seen.setdefault(found.group(0).replace("\\", "/").lower(), None)
+        if len(seen) >= MAX_SOURCE_PATHS:
+            break
+    return list(seen)
+
+
+def path_fragments(path: str) -> Iterable[str]:
+    """Every run of whole segments of a path, as code paths are written: `a/b/c.py` gives
+    `a/`, `a/b/`, `a/b/c.py`, `b/`, `b/c.py` and `c.py`."""
+    segments = path.strip("/").split("/")[-MAX_PATH_SEGMENTS:]
+    for start in range(len(segments)):
+        for end in range(start + 1, len(segments) + 1):
+            run = "/".join(segments[start:end])
+            yield run if end == len(segments) else run + "/"
+
+
+def code_path_hits(text: str, owners: Mapping[str, frozenset[int]]) -> dict[int, str]:
+    """References whose code paths the text's frames or prefixes name, with the path."""
+    hits: dict[int, str] = {}
+    if not owners:
+        return hits
+    for path in source_paths(text):
+        for fragment in path_fragments(path):
+            for ref in owners.get(fragment, ()):
+                hits.setdefault(ref, fragment)
+    return hits

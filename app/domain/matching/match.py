@@ -1,0 +1,94 @@
+"""Match one pasted message (a line, or a block such as a traceback) against the index.
+
+Each telling line is scored (`rank.score_line`); a line that is a reference's healthy
+message is set aside as normal output; the best line per reference counts, and references
+that only share title words or code paths with the text come in low. `judge` turns each
+score into what the answer says (confidence, kind, verdict, candidates, reasons).
+"""
+
+from __future__ import annotations
+
+from app.config import DEFAULT_MATCH_LIMIT
+from app.domain.matching.context import QueryContext, RunContext, infer_context
+from app.domain.matching.evidence import code_path_hits, line_level
+from app.domain.matching.index import MatchIndex, comparison_key
+from app.domain.matching.judge import Judge, healthy_line
+from app.domain.matching.lines import count_lines, query_lines
+from app.domain.matching.rank import (
+    MAX_MATCH_CHARS,
+    MAX_MATCH_LINES,
+    MIN_REPORT_SCORE,
+    LineScores,
+    Scored,
+    Scorer,
+    keyword_candidates,
+    score_line,
+)
+from app.domain.matching.results import HealthyLine, MatchResult
+from app.domain.matching.tokens import informative, keyword_stems
+from app.errors import LogTooLarge
+
+
+def match_text(
+    index: MatchIndex,
+    text: str,
+    context: RunContext | None = None,
+    limit: int = DEFAULT_MATCH_LIMIT,
+    exhaustive: bool = False,
+) -> MatchResult:
+    """Rank references for a pasted message (one line or a block such as a traceback).
+
+    Lines that are healthy output are set aside (`healthy_lines`); every other telling
+    line is scored and the best line per reference counts. `exhaustive` skips the
+    prefilter; benchmarks and tests compare the two.
+    """
+    line_count = count_lines(text)
+    if len(text) > MAX_MATCH_CHARS or line_count > MAX_MATCH_LINES:
+        raise LogTooLarge(
+            f"{len(text)} characters in {line_count} lines is over the limit for one message "
+            f"({MAX_MATCH_CHARS} characters, {MAX_MATCH_LINES} lines); scan it as a log instead"
+        )
+    inferred = infer_context(text) if text.strip() else {}
+    lines = query_lines(text)
+    normalized_text = "\n".join(normalized for _, _, normalized in lines)
+    if not lines or limit <= 0:
+        return MatchResult(normalized=normalized_text, inferred_context=inferred, matches=[])
+    tokens = {t for _, _, normalized in lines for t in informative(_key_tokens(normalized))}
+    query = QueryContext.of(context, inferred)
+    scorer = Scorer(index, keyword_stems(tokens), query, code_path_hits(text, index.code_paths))
+    best: dict[int, Scored] = {}
+    healthy: list[HealthyLine] = []
+    neighbours: list[tuple[int, LineScores]] = []
+    # The best `limit` over all lines are among the best `limit` of some line.
+    for span, raw, normalized in lines:
+        scores = score_line(index, comparison_key(normalized), exhaustive)
+        claimed = scores.claimed_healthy()
+        if claimed is not None:
+            healthy.append(healthy_line(index, raw, claimed))
+            continue
+        number = text.count("\n", 0, span[0]) + 1
+        neighbours.append((number, scores))
+        level = line_level(raw)
+        for scored in scorer.ranked(scores, limit, MIN_REPORT_SCORE):
+            ref = scored.line.ref if scored.line is not None else -1
+            if ref >= 0 and (ref not in best or scored.raw > best[ref].raw):
+                best[ref] = Scored(scored.raw, scored.line, span, level, number)
+    others = keyword_candidates(index, scorer.stems) | scorer.code_paths.keys()
+    for ref in others - best.keys():
+        raw_score = scorer.raw(ref, 0.0)
+        if raw_score >= MIN_REPORT_SCORE:
+            best[ref] = Scored(raw_score, None)
+    ranked = sorted(best.items(), key=lambda item: (-item[1].raw, item[0]))[:limit]
+    judge = Judge(index, scorer, text, neighbours)
+    matches = [judge.match(ref, scored) for ref, scored in ranked]
+    matches.sort(key=lambda m: (not m.confident, -m.score))
+    return MatchResult(
+        normalized=normalized_text,
+        inferred_context=inferred,
+        matches=matches,
+        healthy_lines=healthy,
+    )
+
+
+def _key_tokens(normalized: str) -> list[str]:
+    return comparison_key(normalized).split()

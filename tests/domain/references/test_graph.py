@@ -1,0 +1,76 @@
+"""Symptoms and causes naming each other across files."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from paths import DIAGNOSIS
+
+from app.domain.references.folder import read_folder
+from app.domain.references.graph import linked, symptom_causes
+
+
+def folder_with(tmp_path: Path, edits: dict[str, tuple[str, str]]) -> Path:
+    folder = tmp_path / "references"
+    shutil.copytree(DIAGNOSIS, folder)
+    for name, (old, new) in edits.items():
+        path = folder / name
+        path.write_text(path.read_text(encoding="utf-8").replace(old, new, 1), encoding="utf-8")
+    return folder
+
+
+def test_a_symptom_links_its_candidate_causes() -> None:
+    contents = read_folder(DIAGNOSIS)
+    links = symptom_causes(contents.references)
+    assert links == {"fx-timeout": frozenset({"fx-slow-link"})}
+    assert linked(links, "fx-slow-link", "fx-timeout")
+    assert not linked(links, "fx-serving", "fx-timeout")
+    assert contents.problems == []
+
+
+def test_a_cause_may_name_a_symptom_that_does_not_list_it(tmp_path: Path) -> None:
+    edits = {"fx-serving.md": ("updated:", "symptoms: [fx-timeout]\nupdated:")}
+    contents = read_folder(folder_with(tmp_path, edits))
+    assert symptom_causes(contents.references)["fx-timeout"] == {"fx-slow-link", "fx-serving"}
+    assert contents.problems == []
+
+
+def test_naming_a_symptom_twice_is_an_error(tmp_path: Path) -> None:
+    edits = {"fx-slow-link.md": ("updated:", "symptoms: [fx-timeout]\nupdated:")}
+    (problem,) = read_folder(folder_with(tmp_path, edits)).problems
+    assert problem.severity == "error"
+    assert str(problem).startswith(
+        "references/fx-slow-link.md:1: symptoms: 'fx-timeout' already lists this cause"
+    )
+
+
+def test_a_symptom_that_does_not_exist_yet_says_where_the_lines_will_go(tmp_path: Path) -> None:
+    edits = {"fx-serving.md": ("updated:", "symptoms: [inference-engine-dead]\nupdated:")}
+    (problem,) = read_folder(folder_with(tmp_path, edits)).problems
+    assert problem.severity == "warning"
+    assert "symptom 'inference-engine-dead' does not exist yet" in str(problem)
+
+
+def test_naming_a_cause_as_a_symptom_is_an_error(tmp_path: Path) -> None:
+    edits = {"fx-serving.md": ("updated:", "symptoms: [fx-slow-link]\nupdated:")}
+    (problem,) = read_folder(folder_with(tmp_path, edits)).problems
+    assert str(problem) == (
+        "references/fx-serving.md:1: symptoms: 'fx-slow-link' is not a symptom (kind: symptom)"
+    )
+
+
+def test_a_candidate_linking_nowhere_is_ranked_inline_with_a_warning(tmp_path: Path) -> None:
+    edits = {"fx-timeout.md": ("[A slow link](fx-slow-link.md)", "[A slow link](fx-gone.md)")}
+    contents = read_folder(folder_with(tmp_path, edits))
+    messages = [str(p) for p in contents.problems]
+    assert any("candidate links to unknown reference 'fx-gone'" in m for m in messages)
+    assert "fx-timeout" in {r.id for r in contents.references}
+
+
+def test_a_candidate_linking_a_symptom_is_an_error(tmp_path: Path) -> None:
+    edits = {"fx-timeout.md": ("[A slow link](fx-slow-link.md)", "[Itself](fx-timeout.md)")}
+    problems = read_folder(folder_with(tmp_path, edits)).problems
+    assert any(
+        p.severity == "error" and "candidate 'fx-timeout' is a symptom" in str(p) for p in problems
+    )

@@ -1,0 +1,131 @@
+"""Named values and the rules over them: read from text, judged without eval."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.domain.references.values import (
+    RuleError,
+    parse_rule,
+    plain_template,
+    read_values,
+    rule_text,
+    template_slots,
+    verdict,
+)
+
+CONCURRENCY = "Maximum concurrency for <n> tokens per request: <n:concurrency>x"
+
+
+def test_names_are_dropped_for_matching() -> None:
+    assert plain_template(CONCURRENCY) == "Maximum concurrency for <n> tokens per request: <n>x"
+    assert plain_template("free <size:free> of <size:total>") == "free <n> <word> of <n> <word>"
+
+
+def test_a_value_is_found_after_the_literal_words_before_it() -> None:
+    slots = template_slots(CONCURRENCY)
+    assert [(s.name, s.kind, s.prefix) for s in slots] == [
+        ("concurrency", "n", ("tokens", "per", "request:"))
+    ]
+    line = "INFO 06-10 [kv_cache_utils.py:640] Maximum concurrency for 131,072 tokens per request: 7.85x"
+    assert read_values(line, slots) == {"concurrency": 7.85}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param("2.00 GiB", 2 * 2**30, id="binary"),
+        pytest.param("512.00 MiB", 512 * 2**20, id="mebibytes"),
+        pytest.param("3 GB", 3e9, id="decimal"),
+        pytest.param("100 bytes", 100, id="bytes"),
+    ],
+)
+def test_a_size_is_read_in_bytes(text: str, expected: float) -> None:
+    slots = template_slots("Tried to allocate <size:requested>.")
+    assert read_values(f"Tried to allocate {text}. GPU 0", slots) == {"requested": expected}
+
+
+def test_words_are_read_whatever_the_alignment() -> None:
+    slots = template_slots("        HW Slowdown                       : <word:hw_slowdown>")
+    assert read_values("HW Slowdown   :   Active", slots) == {"hw_slowdown": "Active"}
+    assert read_values("HW Slowdown : Not Active", slots) == {"hw_slowdown": "Not"}
+
+
+def test_a_value_missing_from_the_text_is_not_invented() -> None:
+    assert read_values("nothing here", template_slots(CONCURRENCY)) == {}
+
+
+@pytest.mark.parametrize(
+    ("template", "message"),
+    [
+        pytest.param("<n:x> tokens", "value 'x' needs literal text just before it", id="no-prefix"),
+        pytest.param("a <n:x> b <n:x>", "value 'x' is named twice", id="twice"),
+        pytest.param("a <n> <n:x>", "value 'x' needs literal text just before it", id="adjacent"),
+    ],
+)
+def test_a_template_that_cannot_be_read_is_refused(template: str, message: str) -> None:
+    with pytest.raises(RuleError, match=message):
+        template_slots(template)
+
+
+@pytest.mark.parametrize(
+    ("rule", "message"),
+    [
+        pytest.param("speed < 1", "unknown value 'speed'", id="unknown-name"),
+        pytest.param("concurrency", "has no comparison", id="no-operator"),
+        pytest.param("1 < 2", "compares no named value", id="constants"),
+        pytest.param("concurrency < ", "a side of the comparison is empty", id="empty-side"),
+        pytest.param("x * concurrency < 1", "only NUMBER \\* name", id="bad-product"),
+        pytest.param("concurrency < (1)", "is not a value name", id="not-a-value"),
+    ],
+)
+def test_a_bad_rule_names_what_is_wrong(rule: str, message: str) -> None:
+    with pytest.raises(RuleError, match=message):
+        parse_rule(rule, ["concurrency"])
+
+
+def test_rule_text_is_never_evaluated_as_code() -> None:
+    with pytest.raises(RuleError):
+        parse_rule("__import__('os').system('true') < 1", ["concurrency"])
+
+
+NAMES = ["used", "total", "util"]
+FAILING = (parse_rule("util < 20 and used > 0.5 * total", NAMES),)
+HEALTHY = (parse_rule("util >= 80", NAMES), parse_rule("used < 0.1 * total", NAMES))
+
+
+@pytest.mark.parametrize(
+    ("values", "expected"),
+    [
+        pytest.param(
+            {"util": 0.0, "used": 9584.0, "total": 11170.0}, "failing", id="idle-but-full"
+        ),
+        pytest.param({"util": 0.0, "used": 7.0, "total": 12196.0}, "healthy", id="idle-empty"),
+        pytest.param({"util": 95.0, "used": 9584.0, "total": 11170.0}, "healthy", id="busy"),
+        pytest.param({"util": 50.0, "used": 9584.0, "total": 11170.0}, "unknown", id="between"),
+        pytest.param({"util": 0.0}, "unknown", id="missing-value"),
+    ],
+)
+def test_a_verdict_is_failing_healthy_or_unknown(values: dict[str, float], expected: str) -> None:
+    assert verdict(FAILING, HEALTHY, values) == expected
+
+
+def test_without_healthy_rules_a_read_value_that_fails_no_rule_is_healthy() -> None:
+    rules = (parse_rule("concurrency < 1", ["concurrency"]),)
+    assert verdict(rules, (), {"concurrency": 7.85}) == "healthy"
+    assert verdict(rules, (), {"concurrency": 0.5}) == "failing"
+    assert verdict(rules, (), {}) == "unknown"
+
+
+def test_words_compare_without_case_and_quoted_words_are_allowed() -> None:
+    rule = parse_rule('backend == "native_torch"', ["backend"])
+    assert verdict((rule,), (), {"backend": "NATIVE_TORCH"}) == "failing"
+    assert verdict((parse_rule("state == Down", ["state"]),), (), {"state": "DOWN"}) == "failing"
+
+
+def test_a_rule_is_shown_with_the_values_it_read() -> None:
+    rule = parse_rule("free < requested", ["free", "requested"])
+    shown = rule_text(
+        rule, {"free": 1.2 * 2**30, "requested": 2 * 2**30}, {"free": "size", "requested": "size"}
+    )
+    assert shown == "free (1.20 GiB) < requested (2.00 GiB)"
