@@ -21,6 +21,7 @@ from app.config import DEFAULT_MATCH_LIMIT, MAX_MATCH_LIMIT, Settings
 from app.domain.calculators import CALCULATORS
 from app.domain.catalog import get_reference
 from app.domain.matching.context import RunContext
+from app.domain.matching.results import Match, ScanHit
 from app.errors import FailrefError
 from app.mcp.stdio import draining_stdio
 from app.mcp.tools import build_mcp_server
@@ -34,6 +35,7 @@ from app.urls import reference_path
 NOT_A_DIAGNOSIS = (
     "A matching message does not confirm a cause: open the reference and run its evidence checks."
 )
+SHOWN_CANDIDATES = 3  # a terminal answer names the likeliest few; --json has them all
 PROGRESS_MIN_BYTES = 8 * 1024 * 1024  # below this, reading is instant and a bar only flickers
 
 
@@ -211,14 +213,27 @@ def match(
     if result.inferred_context:
         inferred = ", ".join(f"{k}={v}" for k, v in result.inferred_context.items())
         click.echo(f"inferred from the text: {inferred}")
-    if not any(m.confident for m in result.matches):
+    for line in result.healthy_lines:
+        click.echo(f"normal output ({line.id}): {line.text[:160]}")
+    if result.matches and not any(m.confident for m in result.matches):
         click.echo("No confident match. Closest references (not confident):")
     for number, found in enumerate(result.matches, start=1):
         label = "confident" if found.confident else "weak"
         click.echo(f"{number}. {found.id}  {found.score:.2f} {label}  {found.title}")
         for reason in found.reasons:
             click.echo(f"     - {reason}")
+        _echo_diagnosis(found)
     click.echo(NOT_A_DIAGNOSIS)
+
+
+def _echo_diagnosis(found: Match | ScanHit) -> None:
+    """A symptom's top candidates and a diagnostic's reading, under its result line."""
+    if found.verdict is not None:
+        click.echo(f"     check output, read as {found.verdict.state}")
+    if found.kind == "symptom":
+        click.echo("     a symptom; candidate causes for this text:")
+        for candidate in found.candidates[:SHOWN_CANDIDATES]:
+            click.echo(f"       * {candidate.id or '(no page yet)'}: {candidate.title}")
 
 
 @cli.command()
@@ -243,6 +258,9 @@ def scan(ctx: click.Context, file: TextIO, as_json: bool) -> None:
         more = "" if hit.count <= len(hit.line_numbers) else f", ... (last {hit.last_line})"
         click.echo(f"{hit.id}  {hit.score:.2f} {label}  {hit.count} line(s): {lines}{more}")
         click.echo(f"     e.g. {hit.example[:200]}")
+        _echo_diagnosis(hit)
+    if result.healthy_lines:
+        click.echo(f"{result.healthy_lines} line(s) are normal output (start-up, INFO, metrics).")
     click.echo(NOT_A_DIAGNOSIS)
 
 

@@ -18,6 +18,7 @@ from app.services.editing import validate_text
 from app.services.library import Library
 from app.services.readers import gap_template
 
+TEMPLATE_HEADING = "\n## Template\n"
 TEMPLATE_OPENING = "````markdown\n"
 TEMPLATE_CLOSING = "````"
 MESSAGE_OPENING = "```text\n"
@@ -62,6 +63,8 @@ def new_reference_text(library: Library, gap_id: int | None) -> str:
     """The references README's template, with a gap's template as its message when given."""
     readme = library.settings.references_dir / "README.md"
     text = readme.read_text(encoding="utf-8") if readme.is_file() else ""
+    # The README shows smaller examples earlier on; the template is the block under its heading.
+    text = text.split(TEMPLATE_HEADING, 1)[-1]
     if TEMPLATE_OPENING not in text:
         return ""
     template = text.split(TEMPLATE_OPENING, 1)[1].split(TEMPLATE_CLOSING, 1)[0]

@@ -37,7 +37,7 @@ def labelled_line(reference_id: str, containing: str) -> str:
     )
 
 
-WATCHDOG = labelled_line("torch-compile-hang-timeout", "Watchdog caught collective")
+WATCHDOG = labelled_line("nccl-collective-timeout", "[Rank 2] Watchdog caught collective")
 KV_CACHE = labelled_line("kv-cache-exhaustion", "No available memory for the cache blocks")
 
 
@@ -73,13 +73,17 @@ def paste(page: Page, text: str) -> None:
         page.get_by_role("button", name="Find references").click()
 
 
-def test_nccl_watchdog_line_ranks_its_reference_first(
+def test_a_bare_watchdog_line_is_a_symptom_with_ranked_candidates(
     page: Page, console_errors: list[str]
 ) -> None:
     paste(page, WATCHDOG)
     first = page.locator("ol.ranked > li").first
-    expect(first).to_have_attribute("data-reference-id", "torch-compile-hang-timeout")
-    expect(first.locator(".label")).to_have_text("confident")
+    expect(first).to_have_attribute("data-reference-id", "nccl-collective-timeout")
+    expect(first.locator(".score .label")).to_have_text("confident")
+    expect(first.locator(".kind.symptom")).to_contain_text("printed for many different causes")
+    candidates = first.locator(".candidates > ol > li")
+    assert candidates.count() >= 5
+    expect(first.locator(".candidates h4").last).to_have_text("What tells the top two apart")
     expect(first.locator("mark")).to_contain_text("Watchdog caught collective operation timeout")
     expect(page.locator(".caution")).to_contain_text("does not confirm a cause")
     expect(page.locator("#log")).to_have_value(WATCHDOG)
@@ -93,10 +97,44 @@ def test_a_log_shows_both_failures_with_their_line_numbers(
     paste(page, training_log())
     expect(page.locator(".read-stats")).to_contain_text(f"Read {LOG_LINES} lines")
     kv_cache = page.locator("li[data-reference-id='kv-cache-exhaustion'] .lines")
-    watchdog = page.locator("li[data-reference-id='torch-compile-hang-timeout'] .lines")
+    watchdog = page.locator("li[data-reference-id='nccl-collective-timeout'] .lines")
     expect(kv_cache).to_have_attribute("data-lines", str(KV_CACHE_LINE_NUMBER))
     expect(watchdog).to_have_attribute("data-lines", str(WATCHDOG_LINE_NUMBER))
     expect(page.locator("ol.ranked > li")).to_have_count(2)
+    assert_clean(page, console_errors)
+
+
+def test_a_healthy_line_raises_no_alarm(page: Page, console_errors: list[str]) -> None:
+    line = next(line.text for line in read_labelled(LABELLED) if "NET/IB : Using" in line.text)
+    paste(page, line)
+    expect(page.locator(".healthy-lines")).to_contain_text("Normal output in your text")
+    expect(page.locator(".healthy-lines pre")).to_have_text(line.strip())
+    assert page.locator(".score .label.confident").count() == 0
+    assert_clean(page, console_errors)
+
+
+def test_a_training_oom_names_the_symptom_and_reads_its_numbers(
+    page: Page, console_errors: list[str]
+) -> None:
+    oom = (
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a "
+        "total capacity of 79.15 GiB of which 1.20 GiB is free. Including non-PyTorch memory, "
+        "this process has 77.90 GiB memory in use. Of the allocated memory 70.10 GiB is "
+        "allocated by PyTorch, and 6.30 GiB is reserved by PyTorch but unallocated."
+    )
+    page.goto("/")
+    page.fill("#log", oom)
+    page.select_option("#ctx-phase", "training")
+    with page.expect_navigation():
+        page.get_by_role("button", name="Find references").click()
+    first = page.locator("ol.ranked > li").first
+    expect(first).to_have_attribute("data-reference-id", "cuda-out-of-memory")
+    top = first.locator(".candidates > ol > li").first
+    expect(top).to_contain_text("fragmentation")
+    expect(top).to_contain_text("reserved_unallocated (6.30 GiB) > requested (2.00 GiB)")
+    serving = page.locator("li[data-reference-id='kv-cache-exhaustion']")
+    if serving.count():
+        expect(serving.locator(".kind.disagrees")).to_contain_text("context disagrees")
     assert_clean(page, console_errors)
 
 
@@ -154,7 +192,7 @@ def test_ctrl_enter_submits_and_examples_fill_the_box(
         page.locator("#log").press("Control+Enter")
     expect(page.locator("#results-title")).to_be_visible()
     expect(page.locator("ol.ranked > li").first).to_have_attribute(
-        "data-reference-id", "torch-compile-hang-timeout"
+        "data-reference-id", "nccl-collective-timeout"
     )
     assert_clean(page, console_errors)
 

@@ -87,7 +87,8 @@ def test_a_healthy_line_raises_no_alarm(index: MatchIndex, line: LabelledLine) -
 
 def test_every_reference_has_held_out_lines(references: list[Reference]) -> None:
     held_out = {
-        r.id: sum(1 for l in LINES if l.held_out and l.expected == r.id) for r in references
+        ref.id: sum(1 for line in LINES if line.held_out and line.expected == ref.id)
+        for ref in references
     }
     short = {ref: count for ref, count in held_out.items() if count < MIN_HELD_OUT}
     assert short == {}, f"references with fewer than {MIN_HELD_OUT} held-out lines: {short}"

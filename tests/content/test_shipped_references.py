@@ -15,6 +15,7 @@ REFERENCES = ROOT / "references"
 EXPECTED_IDS = [
     "allreduce-slow-link",
     "cpu-affinity-misconfiguration",
+    "cuda-out-of-memory",
     "deepspeed-zero3-sync-prefetch",
     "gpu-utilization-low",
     "hbm-memory-failures",
@@ -24,6 +25,7 @@ EXPECTED_IDS = [
     "mixed-precision-nan-divergence",
     "moe-finetune-slow-kernels",
     "moe-router-hotspot",
+    "nccl-collective-timeout",
     "pipeline-stage-imbalance",
     "thermal-throttling-straggler",
     "torch-compile-hang-timeout",
@@ -64,13 +66,26 @@ def test_messages_are_seen_somewhere_public(ref_id: str) -> None:
 @pytest.mark.parametrize("ref_id", PER_REFERENCE)
 def test_causes_checks_and_sources_are_complete(ref_id: str) -> None:
     reference = _reference(ref_id)
-    assert len(reference.causes) >= 3
-    assert all(cause.title for cause in reference.causes)
+    if reference.kind == "symptom":
+        assert len(reference.candidates) >= 5
+        assert all(candidate.title for candidate in reference.candidates)
+        assert all(check.confirms or check.rules_out for check in reference.checks)
+    else:
+        assert len(reference.causes) >= 3
+        assert all(cause.title for cause in reference.causes)
     assert len(reference.checks) >= 4
     assert len(reference.sources) >= 3
     for source in reference.sources:
         assert source.url.startswith("https://"), source.url
         assert source.supports_markdown.strip()
+
+
+@pytest.mark.parametrize("ref_id", PER_REFERENCE)
+def test_every_diagnostic_block_reads_values_and_has_a_rule(ref_id: str) -> None:
+    for message in _reference(ref_id).messages:
+        if message.kind == "diagnostic":
+            assert message.slots, f"line {message.line}: a diagnostic names the values it reads"
+            assert message.failing_when, f"line {message.line}: and says when they fail"
 
 
 @pytest.mark.parametrize("ref_id", PER_REFERENCE)

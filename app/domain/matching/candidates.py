@@ -50,15 +50,28 @@ class PasteEvidence:
     """What a paste holds beyond the symptom's own line, for ranking its candidates."""
 
     text: str
+    lowered_text: str = ""
     values: Mapping[str, Value] = field(default_factory=dict)
     # Best similarity of any line to each reference's failure messages, with its line number.
     messages: Mapping[int, tuple[float, int]] = field(default_factory=dict)
     code_paths: Mapping[int, str] = field(default_factory=dict)
     given: Mapping[str, str] = field(default_factory=dict)
     inferred: Mapping[str, str] = field(default_factory=dict)
+    # Where each snippet was found (1-based line, None: absent); a scan shares one for all
+    # its symptom hits, so each snippet is looked for in the log once.
+    snippet_lines: dict[str, int | None] = field(default_factory=dict)
+
+    def line_of(self, snippet: str, lowered: str) -> int | None:
+        """The line of the paste that holds `snippet`, if one does."""
+        if snippet not in self.snippet_lines:
+            position = lowered.find(snippet)
+            found = None if position < 0 else lowered.count("\n", 0, position) + 1
+            self.snippet_lines[snippet] = found
+        return self.snippet_lines[snippet]
 
     def lowered(self) -> str:
-        return self.text[:MAX_EVIDENCE_CHARS].lower()
+        """The text snippets are looked for in, lower-case (a scan passes it in, read once)."""
+        return self.lowered_text or self.text[:MAX_EVIDENCE_CHARS].lower()
 
 
 def rank_candidates(
@@ -99,10 +112,10 @@ def _evidence(
 ) -> tuple[float, list[str]]:
     weight = 0.0
     reasons: list[str] = []
-    found = [snippet for snippet in candidate.lines if snippet in lowered]
-    for snippet in found[:MAX_SNIPPETS_COUNTED]:
+    found = [(s, evidence.line_of(s, lowered)) for s in candidate.lines]
+    for snippet, line in [(s, n) for s, n in found if n is not None][:MAX_SNIPPETS_COUNTED]:
         weight += SNIPPET_WEIGHT
-        reasons.append(f"line {_line_of(lowered, snippet)} mentions “{snippet}”")
+        reasons.append(f"line {line} mentions “{snippet}”")
     cause = index.position(candidate.cause_id)
     if cause is not None:
         weight += _cause_evidence(index, cause, evidence, reasons)
@@ -144,10 +157,6 @@ def _cause_evidence(
     return weight
 
 
-def _line_of(lowered: str, snippet: str) -> int:
-    return lowered.count("\n", 0, lowered.find(snippet)) + 1
-
-
 def _no_evidence(number: int) -> str:
     place = "the most common cause" if number == 0 else f"number {number + 1} by how common"
     return f"nothing in the paste points to it or away from it; listed as {place}"
@@ -164,8 +173,9 @@ def separating_checks(symptom: Reference, top: Sequence[int]) -> list[CheckHint]
         overlap = len(named & wanted)
         if not overlap:
             continue
-        splits = bool(set(check.confirms) & wanted) and bool(set(check.rules_out) & wanted)
-        ranked.append((-(overlap + splits), position, check))
+        confirmed, ruled_out = set(check.confirms) & wanted, set(check.rules_out) & wanted
+        splits = any(a != b for a in confirmed for b in ruled_out)
+        ranked.append((-(2 * overlap + splits), position, check))
     ranked.sort(key=lambda item: (item[0], item[1]))
     titles = {number + 1: c.title for number, c in enumerate(symptom.candidates)}
     return [

@@ -43,8 +43,13 @@ FAILURE_WORD_RE = re.compile(
 )
 
 # A source path in a traceback frame (`File "/x/torch/_dynamo/output_graph.py", line 12`)
-# or a log prefix (`stage3.py:1234]`, `[ProcessGroupNCCL.cpp:616]`).
-SOURCE_PATH_RE = re.compile(r"[\w.-]+(?:[/\\][\w.-]+)*\.(?:py|cc|cpp|cxx|cu|cuh|c|h|hpp|rs)\b")
+# or a log prefix (`stage3.py:1234]`, `[ProcessGroupNCCL.cpp:616]`) is found by its
+# extension, then read backwards over path characters: one pass over the text, however
+# many words it has.
+SOURCE_EXTENSION_RE = re.compile(r"\.(?:py|cc|cpp|cxx|cu|cuh|c|h|hpp|rs)\b")
+PATH_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-/\\")
+# Longest path read backwards from an extension.
+MAX_PATH_CHARS = 300
 # A paste names at most this many distinct source paths worth looking up.
 MAX_SOURCE_PATHS = 400
 # Paths are looked up by their segment runs; deeper paths keep only their last segments.
@@ -76,8 +81,14 @@ def says_failure(line: str) -> bool:
 def source_paths(text: str) -> list[str]:
     """Distinct source paths the text names, lower-case with forward slashes, in order."""
     seen: dict[str, None] = {}
-    for found in SOURCE_PATH_RE.finditer(text):
-        seen.setdefault(found.group(0).replace("\\", "/").lower(), None)
+    for found in SOURCE_EXTENSION_RE.finditer(text):
+        start = found.start()
+        floor = max(0, start - MAX_PATH_CHARS)
+        while start > floor and text[start - 1] in PATH_CHARS:
+            start -= 1
+        path = text[start : found.end()].replace("\\", "/").lower().lstrip("./")
+        if path and path[0] != ".":
+            seen.setdefault(path, None)
         if len(seen) >= MAX_SOURCE_PATHS:
             break
     return list(seen)

@@ -100,6 +100,9 @@ HEX_RE = re.compile(
     r"|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{8,}\b"
     r"|\b(?=[0-9A-F]*\d)(?=[0-9A-F]*[A-F])[0-9A-F]{8,}\b"
 )
+# `Xid (PCI:0000:3b:00): 79`, `SXid (PCI:0000:0a:00.0): 20034`, `Xid 79`: the bounded
+# parenthesis and the digits make it linear.
+XID_RE = re.compile(r"\b(S?Xid)\b((?:\s*\([^)\n]{0,40}\))?\s*:?\s*)(\d{1,5})\b")
 DIMENSIONS_RE = re.compile(r"\b\d+(?:x\d+)+\b")
 NUMBER_RE = re.compile(r"(?<![\w.])\d+(?:\.\d+)*(?:[eE][-+]?\d+)?")
 SHAPE_RE = re.compile(
@@ -144,6 +147,14 @@ def strip_prefixes(line: str) -> str:
         else:
             return text
     return text
+
+
+def keep_error_codes(line: str) -> str:
+    """An Xid or SXid number is the failure's name, not a variable: `Xid (PCI:...): 79`
+    keeps it as the token `xid79` (so Xid 79 and Xid 48 are different lines)."""
+    if "id" not in line:
+        return line
+    return XID_RE.sub(lambda f: f"{f.group(1)}{f.group(2)}{f.group(1).lower()}{f.group(3)}", line)
 
 
 def mask_urls(line: str) -> str:
@@ -197,6 +208,7 @@ def collapse_spaces(line: str) -> str:
 
 
 MASKS: tuple[Callable[[str], str], ...] = (
+    keep_error_codes,
     mask_urls,
     mask_uuids,
     mask_ips,

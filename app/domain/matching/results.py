@@ -46,7 +46,9 @@ class Match(BaseModel):
     id: str
     title: str
     summary: str
-    kind: ReferenceKind = Field(description="cause, or symptom (printed for many causes).")
+    kind: ReferenceKind = Field(
+        default="cause", description="cause, or symptom (printed for many causes)."
+    )
     score: float = Field(ge=0, le=1)
     confident: bool
     reasons: list[str]

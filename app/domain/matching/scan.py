@@ -8,7 +8,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from app.config import DEFAULT_MAX_LOG_LINES, SCAN_LINE_CAP
-from app.domain.matching.candidates import MAX_EVIDENCE_CHARS, PasteEvidence, rank_candidates
+from app.domain.matching.candidates import (
+    MAX_EVIDENCE_CHARS,
+    NEIGHBOUR_SIMILARITY,
+    PasteEvidence,
+    rank_candidates,
+)
 from app.domain.matching.context import QueryContext, RunContext, infer_context
 from app.domain.matching.evidence import code_path_hits, line_level
 from app.domain.matching.index import MatchIndex, comparison_key
@@ -182,8 +187,11 @@ def _remember_neighbours(
     group: TemplateGroup,
     neighbours: dict[int, tuple[float, int]],
 ) -> None:
-    """Keep, per reference, the best failure-line similarity in the log and where."""
+    """Keep, per reference, the best failure-line similarity in the log and where (only
+    those good enough to count for a symptom's candidate: the scores come best first)."""
     for line in scores:
+        if line.similarity < NEIGHBOUR_SIMILARITY:
+            break
         better = line.similarity > neighbours.get(line.ref, (0.0, 0))[0]
         if better and index.entry_kinds[line.entry] == "failure":
             neighbours[line.ref] = (line.similarity, group.line_numbers[0])
@@ -217,19 +225,24 @@ class _Found:
     log: str
     neighbours: dict[int, tuple[float, int]]
     offsets: dict[int, tuple[float, list[str]]]
+    snippet_lines: dict[str, int | None] = field(default_factory=dict)
 
     def hits(self, hits: dict[int, _HitSoFar], line_cap: int) -> list[ScanHit]:
-        code_paths: dict[int, str] | None = None
+        # What a symptom's candidates are ranked on is read from the log once per scan,
+        # and only when a symptom was found.
+        evidence: tuple[dict[int, str], str] | None = None
         found = []
         for ref, hit in hits.items():
-            reference = self.index.references[ref]
-            if reference.kind == "symptom" and code_paths is None:
-                code_paths = code_path_hits(self.log[:MAX_EVIDENCE_CHARS], self.index.code_paths)
-            found.append(self._hit(ref, hit, line_cap, code_paths or {}))
+            if self.index.references[ref].kind == "symptom" and evidence is None:
+                head = self.log[:MAX_EVIDENCE_CHARS]
+                evidence = (code_path_hits(head, self.index.code_paths), head.lower())
+            found.append(self._hit(ref, hit, line_cap, evidence))
         found.sort(key=lambda h: (not h.confident, -h.score, -h.count, h.id))
         return found
 
-    def _hit(self, ref: int, hit: _HitSoFar, line_cap: int, code_paths: dict[int, str]) -> ScanHit:
+    def _hit(
+        self, ref: int, hit: _HitSoFar, line_cap: int, evidence: tuple[dict[int, str], str] | None
+    ) -> ScanHit:
         numbers = sorted(n for numbers in hit.line_numbers for n in numbers)
         reference = self.index.references[ref]
         example = self.lines[hit.example_line - 1]
@@ -242,9 +255,9 @@ class _Found:
         score = round(min(1.0, hit.raw), 3)
         candidates: list[CandidateMatch] = []
         checks: list[CheckHint] = []
-        if reference.kind == "symptom":
-            evidence = self._evidence(hit, code_paths, window)
-            candidates, checks = rank_candidates(self.index, reference, evidence)
+        if reference.kind == "symptom" and evidence is not None:
+            pasted = self._evidence(hit, evidence, window)
+            candidates, checks = rank_candidates(self.index, reference, pasted)
         reasons = [*message_reasons(scored, message, verdict), *self.offsets.get(ref, (0, []))[1]]
         return ScanHit(
             id=reference.id,
@@ -266,15 +279,20 @@ class _Found:
             checks=checks,
         )
 
-    def _evidence(self, hit: _HitSoFar, code_paths: dict[int, str], window: str) -> PasteEvidence:
+    def _evidence(
+        self, hit: _HitSoFar, read: tuple[dict[int, str], str], window: str
+    ) -> PasteEvidence:
         reference = self.index.references[hit.best.ref]
         slots = [slot for message in reference.messages for slot in message.slots]
         others = {ref: seen for ref, seen in self.neighbours.items() if ref != hit.best.ref}
+        code_paths, lowered = read
         return PasteEvidence(
             text=self.log,
+            lowered_text=lowered,
             values=read_values(window, slots),
             messages=others,
             code_paths=code_paths,
             given=self.query.given,
             inferred=self.query.inferred,
+            snippet_lines=self.snippet_lines,
         )

@@ -38,7 +38,7 @@ class Example:
 # confidently to its reference, which the page tests check on the shipped references.
 EXAMPLES = (
     Example(
-        "torch-compile-hang-timeout",
+        "nccl-collective-timeout",
         "[rank2]:[E112 15:47:18.728729935 ProcessGroupNCCL.cpp:629] [Rank 2] Watchdog caught "
         "collective operation timeout: WorkNCCL(SeqNum=1085, OpType=ALLREDUCE, NumelIn=4096, "
         "NumelOut=4096, Timeout(ms)=600000) ran for 600045 milliseconds before timing out.",

@@ -242,3 +242,24 @@ def test_hostile_line_is_quick(line: str) -> None:
     """Milliseconds on an idle machine; the CPU budget is well over ten times that."""
     with cpu_deadline(HOSTILE_CPU_S):
         normalize_line(line)
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        pytest.param(
+            "NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, GPU has fallen off the bus.",
+            "NVRM: Xid (PCI:<n>:<n>b:<n>): xid79, pid=<n>, GPU has fallen off the bus.",
+            id="xid",
+        ),
+        pytest.param("Xid 48 on node 3", "Xid xid48 on node <n>", id="typed"),
+        pytest.param(
+            "SXid (PCI:0000:0a:00.0): 20034, Non-fatal",
+            "SXid (PCI:<n>:<n>a:<n>): sxid20034, Non-fatal",
+            id="sxid",
+        ),
+    ],
+)
+def test_an_xid_number_is_kept_as_the_failure_s_name(line: str, expected: str) -> None:
+    assert normalize_line(line) == expected
+    assert normalize_line(expected) == expected

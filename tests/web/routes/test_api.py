@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
 
+import pytest
 from fastapi.testclient import TestClient
 from openapi_spec_validator import validate
+from paths import DIAGNOSIS
 
 from app.config import Settings
 from app.web.factory import create_app
@@ -99,19 +104,43 @@ WATCHDOG_LINE = (
     "[rank3]:[E ProcessGroupNCCL.cpp:616] [Rank 3] Watchdog caught collective operation timeout: "
     "WorkNCCL(SeqNum=1543, OpType=ALLREDUCE) ran for 600215 milliseconds before timing out."
 )
-MATCH_KEYS = {"id", "title", "summary", "score", "confident", "reasons", "matched_message", "url"}
+MATCH_KEYS = {
+    "id",
+    "title",
+    "summary",
+    "kind",
+    "score",
+    "confident",
+    "reasons",
+    "matched_message",
+    "message_kind",
+    "message_match",
+    "verdict",
+    "context_disagrees",
+    "candidates",
+    "checks",
+    "url",
+}
 
 
 def test_match_ranks_the_reference_whose_message_matches(client: TestClient) -> None:
     response = client.post("/api/v1/match", json={"log": WATCHDOG_LINE})
     assert response.status_code == 200
     body = response.json()
-    assert set(body) == {"query", "matches", "confident_threshold"}
+    assert set(body) == {
+        "query",
+        "matches",
+        "healthy_lines",
+        "confident_threshold",
+        "confidence_note",
+    }
+    assert "text similarity, not a probability" in body["confidence_note"]
     assert set(body["query"]) == {"normalized", "inferred_context"}
     assert "<n>" in body["query"]["normalized"]
     top = body["matches"][0]
     assert set(top) == MATCH_KEYS
     assert top["id"] == "slow-collective"
+    assert (top["kind"], top["message_kind"], top["message_match"]) == ("cause", "failure", "close")
     assert top["confident"] is True
     assert top["url"] == "/r/slow-collective"
     assert 0 <= top["score"] <= 1
@@ -263,3 +292,66 @@ def test_api_docs_page_uses_only_local_assets(client: TestClient) -> None:
     assert assets
     assert all(asset.startswith("/") for asset in assets), assets
     assert client.get("/static/vendor/swagger-ui-5.35.0/swagger-ui-bundle.js").status_code == 200
+
+
+@pytest.fixture
+def diagnosis_client(tmp_path: Path) -> Iterator[TestClient]:
+    """A client over the diagnosis fixtures: a symptom, its causes, healthy and diagnostic
+    blocks."""
+    folder = tmp_path / "diagnosis"
+    shutil.copytree(DIAGNOSIS, folder)
+    settings = Settings(
+        database_url=f"sqlite:///{tmp_path / 'diagnosis.db'}",
+        references_dir=folder,
+        reload_interval_s=0,
+    )
+    with TestClient(create_app(settings)) as client:
+        yield client
+
+
+def test_a_symptom_answers_with_candidates_their_links_and_the_checks(
+    diagnosis_client: TestClient,
+) -> None:
+    log = (
+        "[rank0]: RuntimeError: Detected mismatch between collectives on ranks.\n"
+        "[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=9, "
+        "OpType=ALLREDUCE, Timeout(ms)=600000) ran for 600045 milliseconds before timing out."
+    )
+    body = diagnosis_client.post("/api/v1/match", json={"log": log}).json()
+    top = body["matches"][0]
+    assert (top["id"], top["kind"]) == ("fx-timeout", "symptom")
+    first, *others = top["candidates"]
+    assert set(first) == {"id", "title", "score", "reasons", "url"}
+    assert (first["title"], first["id"], first["url"]) == ("Mismatched collectives", None, None)
+    linked = next(c for c in others if c["id"] == "fx-slow-link")
+    assert linked["url"] == "/r/fx-slow-link"
+    assert set(top["checks"][0]) == {"text", "html", "commands", "confirms", "rules_out"}
+
+
+def test_healthy_lines_and_diagnostic_verdicts_come_back_in_the_api(
+    diagnosis_client: TestClient,
+) -> None:
+    body = diagnosis_client.post(
+        "/api/v1/match", json={"log": "host:1:2 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE"}
+    ).json()
+    assert body["matches"] == []
+    (healthy,) = body["healthy_lines"]
+    assert set(healthy) == {"text", "id", "title", "message", "verdict"}
+    assert healthy["id"] == "fx-slow-link"
+    reading = diagnosis_client.post(
+        "/api/v1/match", json={"log": "# Avg bus bandwidth    : 3.5"}
+    ).json()["matches"][0]
+    assert reading["verdict"] == {
+        "state": "failing",
+        "values": {"busbw": "3.5"},
+        "rule": ["busbw (3.5) < 10"],
+    }
+    assert reading["confident"] is True
+
+
+def test_a_scan_says_how_many_lines_were_healthy(diagnosis_client: TestClient) -> None:
+    log = "\n".join(["host:1:2 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE"] * 5 + ["done"])
+    body = diagnosis_client.post("/api/v1/scan", json={"log": log}).json()
+    assert body["healthy_lines"] == 5
+    assert body["hits"] == []
+    assert "text similarity" in body["confidence_note"]
