@@ -138,6 +138,33 @@ def test_a_training_oom_names_the_symptom_and_reads_its_numbers(
     assert_clean(page, console_errors)
 
 
+@pytest.mark.parametrize(
+    ("reference_id", "containing"),
+    [
+        pytest.param("xid-79-fallen-off-bus", "fallen off the bus", id="xid-79"),
+        pytest.param("cuda-device-side-assert", "Assertion `t >= 0", id="device-assert"),
+    ],
+)
+def test_a_hardware_or_kernel_failure_line_finds_its_reference(
+    page: Page, console_errors: list[str], reference_id: str, containing: str
+) -> None:
+    paste(page, labelled_line(reference_id, containing))
+    first = page.locator("ol.ranked > li").first
+    expect(first).to_have_attribute("data-reference-id", reference_id)
+    expect(first.locator(".score .label")).to_have_text("confident")
+    assert_clean(page, console_errors)
+
+
+def test_the_bare_device_side_assert_line_finds_its_reference(
+    page: Page, console_errors: list[str]
+) -> None:
+    paste(page, "RuntimeError: CUDA error: device-side assert triggered")
+    first = page.locator("ol.ranked > li").first
+    expect(first).to_have_attribute("data-reference-id", "cuda-device-side-assert")
+    expect(first.locator(".score .label")).to_have_text("confident")
+    assert_clean(page, console_errors)
+
+
 def test_calculator_outputs_follow_the_inputs_live(page: Page, console_errors: list[str]) -> None:
     page.goto("/r/pipeline-stage-imbalance")
     step = page.locator("output[data-output='step_ms']")

@@ -13,10 +13,18 @@ from app.domain.references.folder import read_folder
 REFERENCES = ROOT / "references"
 
 EXPECTED_IDS = [
+    "activation-memory-oom",
     "allreduce-slow-link",
+    "collective-mismatch-desync",
     "cpu-affinity-misconfiguration",
+    "cuda-device-side-assert",
+    "cuda-illegal-memory-access",
+    "cuda-oom-fragmentation",
     "cuda-out-of-memory",
     "deepspeed-zero3-sync-prefetch",
+    "distributed-init-failure",
+    "gpu-memory-leak-growth",
+    "gpu-p2p-blocked",
     "gpu-utilization-low",
     "hbm-memory-failures",
     "inference-scheduler-deadlock",
@@ -26,10 +34,15 @@ EXPECTED_IDS = [
     "moe-finetune-slow-kernels",
     "moe-router-hotspot",
     "nccl-collective-timeout",
+    "nccl-network-transport-errors",
+    "nvlink-errors",
+    "nvswitch-fabric-manager",
     "pipeline-stage-imbalance",
+    "silent-data-corruption",
     "thermal-throttling-straggler",
     "torch-compile-hang-timeout",
     "vllm-preemption-recompute",
+    "xid-79-fallen-off-bus",
 ]
 
 CONTENTS = read_folder(REFERENCES)

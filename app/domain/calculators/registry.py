@@ -5,6 +5,7 @@ from __future__ import annotations
 from app.errors import UnknownCalculator
 
 from . import (
+    activation_memory,
     allreduce,
     checkpoint,
     input_pipeline,
@@ -29,6 +30,7 @@ CALCULATORS: dict[str, Calculator] = {
         input_pipeline.CALCULATOR,
         zero3.CALCULATOR,
         static_batch.CALCULATOR,
+        activation_memory.CALCULATOR,
     )
 }
 

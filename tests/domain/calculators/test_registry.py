@@ -21,6 +21,7 @@ NAMES = [
     "input-pipeline",
     "zero3-prefetch",
     "static-batch-latency",
+    "activation-memory",
 ]
 ALL = [pytest.param(CALCULATORS[name], id=name) for name in NAMES]
 NUMERIC_INPUTS = [
