@@ -13,6 +13,7 @@ from openapi_spec_validator import validate
 from paths import DIAGNOSIS
 
 from app.config import Settings
+from app.domain.calculators import CALCULATORS
 from app.web.factory import create_app
 
 SUMMARY_KEYS = {
@@ -232,8 +233,8 @@ def test_malformed_json_is_a_422(client: TestClient) -> None:
 def test_calculators_list_their_input_schema(client: TestClient) -> None:
     body = client.get("/api/v1/calculators").json()
     names = [c["name"] for c in body["calculators"]]
-    assert "allreduce-slow-link" in names
-    assert len(names) == 9
+    assert names == list(CALCULATORS)
+    assert "activation-memory" in names
     first = body["calculators"][0]
     assert first["input_schema"]["type"] == "object"
     assert "gradient_gb" in first["input_schema"]["properties"]
@@ -355,3 +356,11 @@ def test_a_scan_says_how_many_lines_were_healthy(diagnosis_client: TestClient) -
     assert body["healthy_lines"] == 5
     assert body["hits"] == []
     assert "text similarity" in body["confidence_note"]
+
+
+def test_the_activation_memory_calculator_answers_on_the_api(client: TestClient) -> None:
+    response = client.post("/api/v1/calculators/activation-memory", json={"recompute": "selective"})
+    assert response.status_code == 200
+    outputs = response.json()["outputs"]
+    assert outputs["per_layer_mib"] == 102
+    assert outputs["activation_gib"] == 9.5625
