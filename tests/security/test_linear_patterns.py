@@ -19,7 +19,7 @@ from deadlines import OverBudget, cpu_deadline
 
 from app.domain.matching import context, lines, normalize
 from app.domain.redact import RULES, redact
-from app.domain.references import markdown, parser
+from app.domain.references import blocks, items, markdown
 from app.store import gaps
 from app.web import bodies
 
@@ -56,8 +56,8 @@ CHECKED: dict[str, Rule] = {
     "infer_context": context.infer_context,
     "telling lines": lines.TELLING_RE.search,
     "noise lines": lines.NOISE_RE.match,
-    "refused links": parser._LINK_TEXT.findall,
-    "link destinations": parser.DESTINATION_RE.findall,
+    "refused links": blocks._LINK_TEXT.findall,
+    "link destinations": items.DESTINATION_RE.findall,
     "safe url": markdown.is_safe_url,
     "gap template": gaps.gap_template,
     "form percent escapes": lambda text: bodies.unquote_plus_bytes(text.encode()),
