@@ -312,8 +312,8 @@ def whole_log(references: Sequence[Reference], rng: random.Random) -> None:
     result = scan_log(index, log)
     print(
         f"whole log @ {len(references)} refs: {result.lines} lines, {result.templates} "
-        f"templates, {result.fuzzy_templates} fuzzy, {len(result.hits)} hits "
-        f"(grep counted {grep_count.stdout.strip()} lines)\n"
+        f"templates, {result.fuzzy_templates} fuzzy, {len(result.hits)} hits, "
+        f"{len(result.diagnosis.roots)} roots (grep counted {grep_count.stdout.strip()} lines)\n"
         f"  grep {grep_s * 1000:8.1f} ms  scan {scan_s * 1000:8.1f} ms  "
         f"ratio {scan_s / grep_s:.1f}x (target <= 60x)"
     )

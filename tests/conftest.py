@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from paths import FIXTURES
+from paths import DIAGNOSIS, FIXTURES
 
 from app.config import Settings
 from app.web.factory import create_app
@@ -37,4 +37,24 @@ def settings(tmp_path: Path, references_dir: Path) -> Settings:
 def client(settings: Settings) -> Iterator[TestClient]:
     """A client of an app started (lifespan run) on the fixture references."""
     with TestClient(create_app(settings)) as test_client:
+        yield test_client
+
+
+@pytest.fixture
+def diagnosis_settings(tmp_path: Path) -> Settings:
+    """Settings over the diagnosis fixtures: a waiting symptom, its causes, healthy and
+    diagnostic blocks."""
+    folder = tmp_path / "diagnosis"
+    shutil.copytree(DIAGNOSIS, folder)
+    return Settings(
+        database_url=f"sqlite:///{tmp_path / 'diagnosis.db'}",
+        references_dir=folder,
+        reload_interval_s=0,
+    )
+
+
+@pytest.fixture
+def diagnosis_client(diagnosis_settings: Settings) -> Iterator[TestClient]:
+    """A client of an app started on the diagnosis fixtures."""
+    with TestClient(create_app(diagnosis_settings)) as test_client:
         yield test_client

@@ -21,7 +21,8 @@ from app.config import DEFAULT_MATCH_LIMIT, MAX_MATCH_LIMIT, Settings
 from app.domain.calculators import CALCULATORS
 from app.domain.catalog import get_reference
 from app.domain.matching.context import RunContext
-from app.domain.matching.results import Match, ScanHit
+from app.domain.matching.ranks import number_ranges
+from app.domain.matching.results import Diagnosis, Match, Root, ScanHit
 from app.errors import FailrefError
 from app.mcp.stdio import draining_stdio
 from app.mcp.tools import build_mcp_server
@@ -29,13 +30,15 @@ from app.services import editors, readers
 from app.services.analysis import match_message, scan_text
 from app.services.check import check_folder
 from app.services.library import Library, migrate, open_library
-from app.services.schemas import MatchResponse, ScanResponse
+from app.services.scan_schemas import ScanResponse
+from app.services.schemas import MatchResponse
 from app.urls import reference_path
 
 NOT_A_DIAGNOSIS = (
     "A matching message does not confirm a cause: open the reference and run its evidence checks."
 )
 SHOWN_CANDIDATES = 3  # a terminal answer names the likeliest few; --json has them all
+SHOWN_UNRECOGNISED = 5
 PROGRESS_MIN_BYTES = 8 * 1024 * 1024  # below this, reading is instant and a bar only flickers
 
 
@@ -230,6 +233,11 @@ def _echo_diagnosis(found: Match | ScanHit) -> None:
     """A symptom's top candidates and a diagnostic's reading, under its result line."""
     if found.verdict is not None:
         click.echo(f"     check output, read as {found.verdict.state}")
+    _echo_candidates(found)
+
+
+def _echo_candidates(found: Match | ScanHit | Root) -> None:
+    """A symptom's likeliest candidate causes."""
     if found.kind == "symptom":
         click.echo("     a symptom; candidate causes for this text:")
         for candidate in found.candidates[:SHOWN_CANDIDATES]:
@@ -244,14 +252,17 @@ def scan(ctx: click.Context, file: TextIO, as_json: bool) -> None:
     """Find every reference a whole log shows (FILE, or - for standard input)."""
     log = _read_with_progress(file)
     with opened_library(ctx) as library:
-        result = scan_text(library, log)
+        result = scan_text(library, log, remember=False)
     if as_json:
         click.echo(ScanResponse.of(result, reference_path).model_dump_json(indent=2))
         return
     capped = " (fuzzy stage capped)" if result.capped else ""
     click.echo(f"{result.lines} lines, {result.templates} distinct templates{capped}")
+    _echo_story(result.diagnosis)
     if not result.hits:
         click.echo("No reference found in this log.")
+    elif result.diagnosis.roots:
+        click.echo("Every match:")
     for hit in result.hits:
         label = "confident" if hit.confident else "weak"
         lines = ", ".join(str(n) for n in hit.line_numbers)
@@ -262,6 +273,24 @@ def scan(ctx: click.Context, file: TextIO, as_json: bool) -> None:
     if result.healthy_lines:
         click.echo(f"{result.healthy_lines} line(s) are normal output (start-up, INFO, metrics).")
     click.echo(NOT_A_DIAGNOSIS)
+
+
+def _echo_story(diagnosis: Diagnosis) -> None:
+    """Roots first, each with what followed from it; then the lines nothing matched."""
+    for note in diagnosis.notes:
+        click.echo(f"note: {note}")
+    for number, root in enumerate(diagnosis.roots, 1):
+        where = f" on ranks {number_ranges(root.ranks)}" if root.ranks else ""
+        click.echo(f"root {number}: {root.id} at line {root.line}{where} ({root.kind})")
+        click.echo(f"     {'; '.join(root.reasons)}")
+        for consequence in root.consequences:
+            span = f"lines {consequence.first_line}-{consequence.last_line}"
+            click.echo(f"     then {consequence.id}: {consequence.count} line(s), {span}")
+        _echo_candidates(root)
+    if diagnosis.unrecognised:
+        click.echo(f"{diagnosis.unrecognised_lines} error-looking line(s) matched nothing:")
+        for line in diagnosis.unrecognised[:SHOWN_UNRECOGNISED]:
+            click.echo(f"     line {line.line}: {line.text[:200]}")
 
 
 def _read_with_progress(file: TextIO) -> str:

@@ -20,12 +20,12 @@ from app.domain.matching.context import RunContext
 from app.errors import FailrefError
 from app.services.analysis import match_message, scan_text
 from app.services.library import Library
+from app.services.scan_schemas import ScanResponse
 from app.services.schemas import (
     CalculatorRun,
     MatchResponse,
     ReferenceDetail,
     ReferenceList,
-    ScanResponse,
 )
 from app.urls import reference_path
 
@@ -57,9 +57,13 @@ gpu, gpus, model, notes) is optional and only adjusts the ranking."""
 
 SCAN_DESCRIPTION = """\
 Scan a WHOLE log (a training or serving log of many lines, up to the server's line limit) \
-and list every reference whose known messages appear in it, best first, with the number of \
-matching lines, their 1-based line numbers and one example line each. For one message or a \
-traceback use match_log instead.
+and tell its story. `diagnosis.roots` lists what went wrong first, likeliest first: each \
+root with its first line (1-based), the ranks and hosts that printed it, the lines around \
+it, its candidate causes when it is a symptom, and the later lines it explains \
+(`consequences`); for a collective timeout, `silent_ranks` are the ranks that did not time \
+out, where the hang usually is. `diagnosis.unrecognised` lists error-looking lines no \
+reference matched. `hits` lists every reference whose known messages appear, with line \
+numbers and counts. For one message or a traceback use match_log instead.
 
 A hit never confirms a cause: open the reference with get_reference and run its evidence \
 checks, which are what confirm or rule out each cause."""
@@ -143,7 +147,7 @@ def _match_tool(library_provider: LibraryProvider) -> Callable[..., MatchRespons
 def _scan_tool(library_provider: LibraryProvider) -> Callable[..., ScanResponse]:
     def scan_log(log: LogText, context: KnownContext = None) -> ScanResponse:
         with domain_errors():
-            result = scan_text(library_provider(), log, context)
+            result = scan_text(library_provider(), log, context, remember=False)
             return ScanResponse.of(result, reference_path)
 
     return scan_log

@@ -19,13 +19,16 @@ from app.domain.matching.results import HealthyLine, Match, MatchResult, ScanRes
 from app.domain.matching.scan import scan_log
 from app.errors import InvalidInput
 from app.services.library import Library
-from app.store.gaps import remember_if_unanswered
+from app.store.gaps import remember_if_unanswered, remember_lines
 
 # A traceback or an NCCL error block is rarely longer than this; longer pastes are logs.
 LOG_LINE_THRESHOLD = 30
 # When a log has no hit, its last lines (where a job's fatal error usually is) are matched
 # as one message to name the closest references; the whole log would cost a second.
 LOG_TAIL_LINES = 400
+# A scan offers the docs team at most this many of its unrecognised lines: the first few
+# say what is missing; a log of a thousand unknown errors should not flood the queue.
+MAX_GAPS_PER_SCAN = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,9 +83,17 @@ def rank_message(
     return match_text(catalog.index, text, context, limit)
 
 
-def scan_text(library: Library, log: str, context: RunContext | None = None) -> ScanResult:
-    """Find every reference a whole log shows, with line numbers and counts."""
-    return scan_log(library.catalog.index, log, context, max_lines=library.settings.max_log_lines)
+def scan_text(
+    library: Library, log: str, context: RunContext | None = None, *, remember: bool
+) -> ScanResult:
+    """Find every reference a whole log shows, with line numbers and counts, and its roots;
+    with `remember`, the first error-looking lines that matched nothing are kept, redacted,
+    as gaps."""
+    result = scan_log(library.catalog.index, log, context, max_lines=library.settings.max_log_lines)
+    if remember:
+        unrecognised = result.diagnosis.unrecognised[:MAX_GAPS_PER_SCAN]
+        remember_lines(library.engine, library.settings, [line.text for line in unrecognised])
+    return result
 
 
 def looks_like_a_log(text: str) -> bool:
@@ -96,7 +107,7 @@ def analyse_paste(library: Library, text: str, context: RunContext, *, remember:
     if not text.strip():
         raise InvalidInput("Paste a log line, a traceback or a whole log first.", field="log")
     if looks_like_a_log(text):
-        scan = scan_text(library, text, context)
+        scan = scan_text(library, text, context, remember=remember)
         closest = () if scan.hits else _closest_in_log(library.catalog, text, context)
         return Outcome("scan", closest, scan, scan.inferred_context)
     result = match_message(library, text, context, remember=remember)

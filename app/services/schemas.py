@@ -19,7 +19,6 @@ from app.domain.matching.results import (
     HealthyLine,
     MatchResult,
     MessageMatch,
-    ScanResult,
     ValueVerdict,
 )
 from app.domain.references.document import MessageKind, Reference, ReferenceKind
@@ -126,7 +125,7 @@ class Health(BaseModel):
     problems: int | None = Field(default=None, description="Problems found at the last load.")
 
 
-def _shared_fields(
+def shared_fields(
     source: BaseModel, target: type[BaseModel], exclude: frozenset[str] | set[str] = frozenset()
 ) -> dict[str, Any]:
     """The fields of `source` that the public model `target` also has (its `url` is added
@@ -231,7 +230,7 @@ class MatchResponse(BaseModel):
     def of(cls, result: MatchResult, url_for: UrlFor) -> MatchResponse:
         matches = [
             MatchPublic(
-                **_shared_fields(match, MatchPublic, exclude={"candidates"}),
+                **shared_fields(match, MatchPublic, exclude={"candidates"}),
                 candidates=[CandidatePublic.of(c, url_for) for c in match.candidates],
                 url=url_for(match.id),
             )
@@ -245,63 +244,6 @@ class MatchResponse(BaseModel):
             confident_threshold=CONFIDENT_THRESHOLD,
             confidence_note=confidence_note(),
         )
-
-
-class ScanRequest(BaseModel):
-    """A whole log and what is known of the run."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    log: str = Field(description="The log, up to the configured number of lines.")
-    context: RunContext | None = Field(default=None, description="What you know of the run.")
-
-
-class ScanHitPublic(BaseModel):
-    """A reference the log shows, with where."""
-
-    id: str
-    title: str
-    score: float = Field(ge=0, le=1)
-    confident: bool
-    count: int = Field(description="Lines that matched.")
-    first_line: int
-    last_line: int
-    line_numbers: list[int] = Field(description="1-based line numbers, capped.")
-    example: str = Field(description="One matching line as it appears in the log.")
-    kind: ReferenceKind
-    message_kind: MessageKind | None
-    verdict: ValueVerdict | None
-    context_disagrees: bool
-    reasons: list[str]
-    candidates: list[CandidatePublic]
-    checks: list[CheckHint]
-    url: str
-
-
-class ScanResponse(BaseModel):
-    """What a whole-log scan found, best reference first."""
-
-    lines: int
-    templates: int = Field(description="Distinct lines once numbers, paths, ... are masked.")
-    fuzzy_templates: int = Field(description="Templates compared with the references.")
-    capped: bool = Field(description="True when more templates qualified than were compared.")
-    inferred_context: dict[str, str]
-    healthy_lines: int = Field(description="Lines recognised as normal output.")
-    hits: list[ScanHitPublic]
-    confidence_note: str
-
-    @classmethod
-    def of(cls, result: ScanResult, url_for: UrlFor) -> ScanResponse:
-        hits = [
-            ScanHitPublic(
-                **_shared_fields(hit, ScanHitPublic, exclude={"candidates"}),
-                candidates=[CandidatePublic.of(c, url_for) for c in hit.candidates],
-                url=url_for(hit.id),
-            )
-            for hit in result.hits
-        ]
-        shared = _shared_fields(result, cls, exclude={"hits", "confidence_note"})
-        return cls(**shared, hits=hits, confidence_note=confidence_note())
 
 
 # Calculators ------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import unicodedata
+from collections.abc import Sequence
 
 from sqlalchemy import Engine
 from sqlmodel import Session, col, delete, select
@@ -99,6 +100,17 @@ def remember_if_unanswered(engine: Engine, settings: Settings, text: str, confid
         return
     with writing(engine) as session:
         record_gap(session, text)
+        session.commit()
+
+
+def remember_lines(engine: Engine, settings: Settings, lines: Sequence[str]) -> None:
+    """Record each line as a gap in one transaction, when storing is on (never on a
+    read-only mirror): the error-looking lines of a log that matched nothing."""
+    if not lines or not settings.store_queries or settings.read_only:
+        return
+    with writing(engine) as session:
+        for line in lines:
+            record_gap(session, line)
         session.commit()
 
 

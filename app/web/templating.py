@@ -12,6 +12,8 @@ from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 from jinja2 import pass_context
 
+from app.domain.matching.ranks import number_ranges
+
 TEMPLATES_DIR = Path(__file__).parent / "templates"
 
 
@@ -42,6 +44,7 @@ def path_with_query(
 templates = Jinja2Templates(directory=TEMPLATES_DIR)
 templates.env.globals["url_for"] = path_for
 templates.env.globals["url_with_query"] = path_with_query
+templates.env.filters["ranges"] = number_ranges
 
 
 def page(request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:

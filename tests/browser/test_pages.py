@@ -19,6 +19,7 @@ from app.web.views.calculator_panel import format_number
 pytestmark = pytest.mark.browser
 
 PHONE: ViewportSize = {"width": 375, "height": 800}
+DESKTOP: ViewportSize = {"width": 1280, "height": 900}
 # Set to a folder (docs/screenshots) to keep the screenshots; otherwise they go to tmp.
 SCREENSHOTS_ENV = "FAILREF_SCREENSHOTS_DIR"
 MAX_SCREENSHOT_BYTES = 600_000
@@ -39,17 +40,19 @@ def labelled_line(reference_id: str, containing: str) -> str:
 
 WATCHDOG = labelled_line("nccl-collective-timeout", "[Rank 2] Watchdog caught collective")
 KV_CACHE = labelled_line("kv-cache-exhaustion", "No available memory for the cache blocks")
+XID_79 = labelled_line("xid-79-fallen-off-bus", "79, GPU has fallen off the bus")
+XID_LINE_NUMBER = 200
 
 
-def training_log() -> str:
-    """Ordinary training progress with the two failure lines at known positions."""
+def training_log(failures: dict[int, str] | None = None) -> str:
+    """Ordinary training progress with failure lines at known positions (by default, the
+    KV-cache and watchdog lines)."""
     rng = random.Random(6)
     lines = []
+    placed = failures or {KV_CACHE_LINE_NUMBER: KV_CACHE, WATCHDOG_LINE_NUMBER: WATCHDOG}
     for number in range(1, LOG_LINES + 1):
-        if number == KV_CACHE_LINE_NUMBER:
-            lines.append(KV_CACHE)
-        elif number == WATCHDOG_LINE_NUMBER:
-            lines.append(WATCHDOG)
+        if number in placed:
+            lines.append(placed[number])
         else:
             lines.append(
                 f"[2025-03-{1 + number // 100:02d} 10:{number % 60:02d}:{rng.randrange(60):02d}] "
@@ -102,6 +105,43 @@ def test_a_log_shows_both_failures_with_their_line_numbers(
     expect(watchdog).to_have_attribute("data-lines", str(WATCHDOG_LINE_NUMBER))
     expect(page.locator("ol.ranked > li")).to_have_count(2)
     assert_clean(page, console_errors)
+
+
+def hardware_then_timeout_log() -> str:
+    return training_log({XID_LINE_NUMBER: XID_79, WATCHDOG_LINE_NUMBER: WATCHDOG})
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_a_log_names_its_root_first_and_links_into_the_numbered_log(
+    open_page: Callable[..., Page], console_errors: list[str], viewport: ViewportSize
+) -> None:
+    page = open_page(viewport=viewport)
+    paste(page, hardware_then_timeout_log())
+    root = page.locator("li.root").first
+    expect(root).to_have_attribute("data-reference-id", "xid-79-fallen-off-bus")
+    expect(page.locator("h1")).to_contain_text(f"Line {XID_LINE_NUMBER}:")
+    followed = root.locator("details.consequences")
+    expect(followed.locator("li")).to_be_hidden()
+    followed.locator("summary").click()
+    expect(followed.locator("li")).to_contain_text(f"line {WATCHDOG_LINE_NUMBER}")
+    root.get_by_role("link", name=f"Line {XID_LINE_NUMBER}", exact=True).click()
+    assert page.url.endswith(f"#L{XID_LINE_NUMBER}")
+    expect(page.locator(f"#L{XID_LINE_NUMBER}")).to_be_in_viewport()
+    assert_fits(page)
+    assert_clean(page, console_errors)
+
+
+def test_the_story_reads_without_javascript(open_page: Callable[..., Page]) -> None:
+    page = open_page(javascript=False)
+    page.goto("/")
+    page.fill("#log", hardware_then_timeout_log())
+    with page.expect_navigation():
+        page.get_by_role("button", name="Find references").click()
+    root = page.locator("li.root").first
+    expect(root).to_have_attribute("data-reference-id", "xid-79-fallen-off-bus")
+    root.locator("details.consequences summary").click()
+    expect(root.locator("details.consequences li")).to_be_visible()
+    expect(page.locator(f"#L{WATCHDOG_LINE_NUMBER}")).to_contain_text("Watchdog caught")
 
 
 def test_a_healthy_line_raises_no_alarm(page: Page, console_errors: list[str]) -> None:
@@ -299,8 +339,8 @@ def test_screenshots_of_the_main_pages(open_page: Callable[..., Page], tmp_path:
     shots.append(shoot(page, folder, "home"))
     paste(page, WATCHDOG)
     shots.append(shoot(page, folder, "results-message", height=1450))
-    paste(page, training_log())
-    shots.append(shoot(page, folder, "results-log", height=1000))
+    paste(page, hardware_then_timeout_log())
+    shots.append(shoot(page, folder, "results-log", height=1600))
     page.goto("/r/pipeline-stage-imbalance")
     shots.append(shoot(page, folder, "reference"))
     page.evaluate("document.getElementById('calculator').scrollIntoView()")
@@ -312,5 +352,7 @@ def test_screenshots_of_the_main_pages(open_page: Callable[..., Page], tmp_path:
     page = open_page(viewport=PHONE, scale=2)
     paste(page, WATCHDOG)
     shots.append(shoot(page, folder, "phone-results"))
+    paste(page, hardware_then_timeout_log())
+    shots.append(shoot(page, folder, "phone-results-log", height=1800))
     for shot in shots:
         assert 0 < shot.stat().st_size <= MAX_SCREENSHOT_BYTES, shot

@@ -146,3 +146,28 @@ def test_serve_logs_the_start_up_load_as_json(
     lines = [line for line in result.output.splitlines() if line.strip()]
     entries = [json.loads(line) for line in lines]
     assert any(entry["level"] == "WARNING" and "broken.md" in entry["message"] for entry in entries)
+
+
+def test_scan_prints_the_roots_first_then_every_match(runner: CliRunner) -> None:
+    log = "\n".join(
+        [
+            "step 100 loss 2.31",
+            "NCCL WARN Net : Connection closed by remote peer node17<10.1.2.3>",
+            "[rank5]: torch._dynamo hit config.recompile_limit (8)",
+            "RuntimeError: something no reference knows",
+        ]
+    )
+    result = runner.invoke(cli, ["scan", "-"], input=log)
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[1] == "root 1: slow-collective at line 2 (cause)"
+    assert "root 2: stuck-rank at line 3 on ranks 5 (cause)" in lines
+    assert "     line 4: RuntimeError: something no reference knows" in lines
+    assert lines.index("Every match:") > lines.index(
+        "root 2: stuck-rank at line 3 on ranks 5 (cause)"
+    )
+    as_json = json.loads(runner.invoke(cli, ["scan", "--json", "-"], input=log).output)
+    assert [root["id"] for root in as_json["diagnosis"]["roots"]] == [
+        "slow-collective",
+        "stuck-rank",
+    ]

@@ -108,6 +108,11 @@ def test_scan_log_counts_the_lines_of_each_reference(server: MCPServer) -> None:
     assert hits["slow-collective"]["line_numbers"] == [2, 4]
     assert hits["slow-collective"]["example"] == SLOW_LINE
     assert hits["stuck-rank"]["line_numbers"] == [5]
+    roots = body["diagnosis"]["roots"]
+    assert [(root["id"], root["line"]) for root in roots] == [
+        ("slow-collective", 2),
+        ("stuck-rank", 5),
+    ]
 
 
 def test_get_reference_returns_the_structured_document(server: MCPServer) -> None:

@@ -10,7 +10,13 @@ from sqlmodel import Session, select
 from app.config import Settings
 from app.domain.matching.context import RunContext
 from app.errors import InvalidInput, LogTooLarge
-from app.services.analysis import LOG_LINE_THRESHOLD, analyse_paste, match_message, scan_text
+from app.services.analysis import (
+    LOG_LINE_THRESHOLD,
+    MAX_GAPS_PER_SCAN,
+    analyse_paste,
+    match_message,
+    scan_text,
+)
 from app.services.library import Library, open_library
 from app.store.models import GapRow
 
@@ -85,6 +91,25 @@ def test_a_scan_keeps_to_the_configured_line_limit(settings: Settings) -> None:
     limited = open_library(settings.model_copy(update={"max_log_lines": 3}))
     try:
         with pytest.raises(LogTooLarge, match="4 lines is over the 3-line limit"):
-            scan_text(limited, "a\nb\nc\nd\n")
+            scan_text(limited, "a\nb\nc\nd\n", remember=False)
     finally:
         limited.close()
+
+
+@pytest.mark.parametrize("remember", [True, False])
+def test_a_scan_offers_its_unrecognised_lines_as_gaps_only_when_remembered(
+    library: Library, remember: bool
+) -> None:
+    log = "step 1\nRuntimeError: a failure no reference knows about\nstep 2\n"
+    result = scan_text(library, log, remember=remember)
+    assert [line.line for line in result.diagnosis.unrecognised] == [2]
+    expected = ["RuntimeError: a failure no reference knows about"] if remember else []
+    assert gaps(library) == expected
+
+
+def test_a_scan_offers_at_most_a_few_lines(library: Library) -> None:
+    words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"]
+    assert len(words) > MAX_GAPS_PER_SCAN
+    log = "".join(f"RuntimeError: unknown failure {word}\n" for word in words)
+    scan_text(library, log, remember=True)
+    assert len(gaps(library)) == MAX_GAPS_PER_SCAN

@@ -69,7 +69,12 @@ MODEL_RE = re.compile(
 PHASE_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (name, re.compile(pattern, re.IGNORECASE))
     for name, pattern in (
-        ("compilation", r"\btorch\.compile\b|\binductor\b|\bdynamo\b|\bcompil(?:e|ing|ation)\b"),
+        # not PyTorch's hint after every CUDA error, "Compile with `TORCH_USE_CUDA_DSA`"
+        (
+            "compilation",
+            r"\btorch\.compile\b|\binductor\b|\bdynamo\b"
+            r"|\bcompil(?:e|ing|ation)\b(?! with .TORCH_USE_CUDA_DSA)",
+        ),
         ("checkpointing", r"\bcheckpoint(?:ing|s)?\b|\bsave_pretrained\b|\bsafetensors\b"),
         ("data-loading", r"\bdataloader\b|\bdata ?loader worker\b|\bdataset\b"),
         (

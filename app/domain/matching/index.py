@@ -13,6 +13,7 @@ from app.domain.matching.lines import NOISE_RE
 from app.domain.matching.normalize import normalize_template
 from app.domain.matching.tokens import informative, keyword_stems, tokens
 from app.domain.references.document import MessageKind, Reference
+from app.domain.references.graph import symptom_causes
 from app.domain.references.values import plain_template
 
 STANDARD_PLACEHOLDERS = frozenset(
@@ -40,6 +41,7 @@ class MatchIndex:
     unknown_idf: float
     code_paths: Mapping[str, frozenset[int]]
     positions: Mapping[str, int]
+    symptom_causes: Mapping[str, frozenset[str]]
 
     def position(self, reference_id: str | None) -> int | None:
         """The index number of a reference, by id."""
@@ -88,6 +90,7 @@ def build_index(references: Sequence[Reference]) -> MatchIndex:
         unknown_idf=math.log(1 + total),
         code_paths=MappingProxyType(_code_path_owners(refs)),
         positions=MappingProxyType({ref.id: number for number, ref in enumerate(refs)}),
+        symptom_causes=MappingProxyType(symptom_causes(refs)),
     )
 
 

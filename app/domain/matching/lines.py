@@ -12,6 +12,14 @@ from app.domain.matching.normalize import MAX_LINE_CHARS, normalize_line, strip_
 MAX_QUERY_LINES = 16
 
 
+# Characters that are not text, counted for the reader: matching drops each of them.
+NOT_TEXT = (
+    ("\x00", "NUL bytes"),
+    ("\x1b", "Terminal escape sequences"),
+    ("\ufffd", "Bytes that were not valid UTF-8 (shown as \ufffd)"),
+)
+
+
 # Lines of a traceback or c10 error block that say where, not what.
 NOISE_RE = re.compile(
     r'File "[^"]*", line <n>'
@@ -78,3 +86,31 @@ def _prefix_length(line: str) -> int:
     if "\x1b" in line or "\r" in line or len(line) > MAX_LINE_CHARS:
         return len(line) - len(line.lstrip())
     return len(line) - len(strip_prefixes(line))
+
+
+def reading_notes(log: str, lines: list[str], not_compared: int) -> list[str]:
+    """What of a log was skipped or read in part, in words: over-long lines, distinct lines
+    past the comparison cap, and bytes that are not text (NUL, escapes, invalid UTF-8)."""
+    notes = []
+    if not any(line.strip() for line in lines):
+        notes.append("The log has no line with text in it.")
+    long_lines = sum(1 for line in lines if len(line) > MAX_LINE_CHARS)
+    if long_lines:
+        notes.append(
+            f"{long_lines:,} line{_s(long_lines)} longer than {MAX_LINE_CHARS:,} characters "
+            "were read up to that length."
+        )
+    if not_compared:
+        notes.append(
+            f"{not_compared:,} distinct line{_s(not_compared)} past the comparison limit "
+            "were not compared (error-looking lines go first)."
+        )
+    for char, what in NOT_TEXT:
+        count = log.count(char)
+        if count:
+            notes.append(f"{what}: {count:,}, ignored in matching.")
+    return notes
+
+
+def _s(count: int) -> str:
+    return "s" if count != 1 else ""

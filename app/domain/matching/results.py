@@ -111,6 +111,74 @@ class ScanHit(BaseModel):
     context_disagrees: bool = False
     candidates: list[CandidateMatch] = Field(default_factory=list)
     checks: list[CheckHint] = Field(default_factory=list)
+    ranks: list[int] = Field(default_factory=list, description="Ranks whose lines matched.")
+    hosts: list[str] = Field(default_factory=list, description="Hosts whose lines matched.")
+
+
+class LogLine(BaseModel):
+    """One line of the pasted log, by its 1-based number."""
+
+    number: int
+    text: str = Field(description="As pasted, cut to a few hundred characters.")
+
+
+class Consequence(BaseModel):
+    """Later symptom lines a root explains."""
+
+    id: str
+    title: str
+    first_line: int
+    last_line: int
+    count: int
+    ranks: list[int]
+    hosts: list[str]
+    why: str = Field(description="Why the root explains these lines.")
+
+
+class Root(BaseModel):
+    """A failure the log's other failures do not explain: where to start reading."""
+
+    id: str
+    kind: ReferenceKind
+    title: str
+    line: int = Field(description="Its first line, 1-based.")
+    line_numbers: list[int] = Field(description="1-based, capped.")
+    count: int
+    ranks: list[int] = Field(description="Ranks whose lines showed it.")
+    hosts: list[str] = Field(description="Hosts whose lines showed it.")
+    silent_ranks: list[int] = Field(
+        description="Ranks the log holds that did not print it (only when the log has every "
+        "rank); for a collective timeout, where the hang usually is."
+    )
+    score: float = Field(ge=0, le=1)
+    reasons: list[str] = Field(description="Why it is a root, in words.")
+    candidates: list[CandidateMatch] = Field(
+        description="For a symptom: its causes, ranked by the evidence in the log."
+    )
+    checks: list[CheckHint] = Field(description="For a symptom: checks for the top two.")
+    consequences: list[Consequence]
+    context: list[LogLine] = Field(description="Its first line with the lines around it.")
+
+
+class UnrecognisedLine(BaseModel):
+    """An error-looking line that matched no reference."""
+
+    line: int = Field(description="Its first occurrence, 1-based.")
+    text: str
+    count: int = Field(description="Lines of the log with the same normalised form.")
+    line_numbers: list[int] = Field(description="1-based, capped.")
+
+
+class Diagnosis(BaseModel):
+    """The story of a log: its roots, likeliest first, and what failref could not read."""
+
+    roots: list[Root]
+    unrecognised: list[UnrecognisedLine] = Field(description="The first of them, by line.")
+    unrecognised_lines: int = Field(description="All error-looking lines that matched nothing.")
+    ranks: list[int] = Field(description="Every rank the log's line labels name.")
+    hosts: list[str] = Field(description="Every host the log's line labels name.")
+    all_ranks: bool = Field(description="True when the ranks run from 0 with no gap.")
+    notes: list[str] = Field(description="What of the log was skipped or read in part.")
 
 
 class ScanResult(BaseModel):
@@ -124,3 +192,4 @@ class ScanResult(BaseModel):
     inferred_context: dict[str, str]
     hits: list[ScanHit]
     healthy_lines: int = Field(default=0, description="Lines recognised as normal output.")
+    diagnosis: Diagnosis

@@ -25,7 +25,13 @@ from app.domain.matching.judge import (
     message_of,
     message_reasons,
 )
-from app.domain.matching.lines import NOISE_RE, TELLING_RE, count_lines, split_lines
+from app.domain.matching.lines import (
+    NOISE_RE,
+    TELLING_RE,
+    count_lines,
+    reading_notes,
+    split_lines,
+)
 from app.domain.matching.normalize import MAX_LINE_CHARS, normalize_line
 from app.domain.matching.rank import (
     CONFIDENT_THRESHOLD,
@@ -35,8 +41,23 @@ from app.domain.matching.rank import (
     Scorer,
     score_line,
 )
-from app.domain.matching.results import CandidateMatch, CheckHint, ScanHit, ScanResult
+from app.domain.matching.ranks import (
+    Attribution,
+    LineLabels,
+    attribute,
+    log_ranks,
+    read_labels,
+)
+from app.domain.matching.results import (
+    CandidateMatch,
+    CheckHint,
+    Diagnosis,
+    ScanHit,
+    ScanResult,
+)
+from app.domain.matching.story import diagnose
 from app.domain.matching.tokens import keyword_stems
+from app.domain.matching.unmatched import unrecognised_lines
 from app.domain.references.values import read_values
 from app.errors import LogTooLarge
 
@@ -144,6 +165,7 @@ def scan_log(
             capped=False,
             inferred_context={},
             hits=[],
+            diagnosis=_nothing_read(log),
         )
     line_count = count_lines(log)
     if line_count > max_lines:
@@ -159,6 +181,7 @@ def scan_log(
     hits: dict[int, _HitSoFar] = {}
     neighbours: dict[int, tuple[float, int]] = {}
     healthy = 0
+    unmatched: list[tuple[str, list[int]]] = []
     for group in scored:
         key = comparison_key(group.template)
         scores = score_line(index, key)
@@ -167,17 +190,43 @@ def scan_log(
             continue
         _remember_neighbours(index, scores, group, neighbours)
         scorer = Scorer(index, keyword_stems(key.split()), query, None, offsets)
-        _scan_group(scorer, scores, group, hits)
-    found = _Found(index, query, lines, log, neighbours, offsets)
+        if not _scan_group(scorer, scores, group, hits):
+            unmatched.append((group.template, group.line_numbers))
+    labels = read_labels(log)
+    found = _Found(index, query, lines, log, neighbours, offsets, labels).hits(hits, line_cap)
+    not_compared = len(eligible) - len(scored)
+    diagnosis = diagnose(
+        index,
+        found,
+        lines,
+        log_ranks(labels),
+        unrecognised_lines(unmatched, lines, line_cap),
+        reading_notes(log, lines, not_compared),
+    )
     return ScanResult(
         lines=len(lines),
         templates=len(groups),
         fuzzy_templates=len(scored),
         fuzzy_cap=FUZZY_TEMPLATE_CAP,
-        capped=len(eligible) > FUZZY_TEMPLATE_CAP,
+        capped=not_compared > 0,
         inferred_context=inferred,
-        hits=found.hits(hits, line_cap),
+        hits=found,
         healthy_lines=healthy,
+        diagnosis=diagnosis,
+    )
+
+
+def _nothing_read(log: str) -> Diagnosis:
+    """The diagnosis of a log with no text: nothing but what was skipped."""
+    notes = reading_notes(log, split_lines(log), 0)
+    return Diagnosis(
+        roots=[],
+        unrecognised=[],
+        unrecognised_lines=0,
+        ranks=[],
+        hosts=[],
+        all_ranks=False,
+        notes=notes,
     )
 
 
@@ -202,9 +251,12 @@ def _scan_group(
     scores: Sequence[LineScore],
     group: TemplateGroup,
     hits: dict[int, _HitSoFar],
-) -> None:
-    """Add one template's lines to every reference it matches well enough."""
+) -> bool:
+    """Add one template's lines to every reference it matches well enough; False when it
+    matched none."""
+    matched = False
     for scored in scorer.ranked(scores, None, SCAN_MIN_SCORE):
+        matched = True
         line = scored.line
         assert line is not None  # ranked() only returns message matches
         hit = hits.get(line.ref)
@@ -213,6 +265,7 @@ def _scan_group(
         elif scored.raw > hit.raw:
             hit.raw, hit.best, hit.example_line = scored.raw, line, group.line_numbers[0]
         hit.line_numbers.append(group.line_numbers)
+    return matched
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,7 +278,9 @@ class _Found:
     log: str
     neighbours: dict[int, tuple[float, int]]
     offsets: dict[int, tuple[float, list[str]]]
+    labels: LineLabels
     snippet_lines: dict[str, int | None] = field(default_factory=dict)
+    group_labels: dict[int, Attribution] = field(default_factory=dict)
 
     def hits(self, hits: dict[int, _HitSoFar], line_cap: int) -> list[ScanHit]:
         # What a symptom's candidates are ranked on is read from the log once per scan,
@@ -259,6 +314,7 @@ class _Found:
             pasted = self._evidence(hit, evidence, window)
             candidates, checks = rank_candidates(self.index, reference, pasted)
         reasons = [*message_reasons(scored, message, verdict), *self.offsets.get(ref, (0, []))[1]]
+        shown_on = self._attribution(hit)
         return ScanHit(
             id=reference.id,
             title=reference.title,
@@ -277,7 +333,22 @@ class _Found:
             context_disagrees=disagrees(gates),
             candidates=candidates,
             checks=checks,
+            ranks=list(shown_on.ranks),
+            hosts=list(shown_on.hosts),
         )
+
+    def _attribution(self, hit: _HitSoFar) -> Attribution:
+        """The ranks and hosts of a hit's lines, read once per template (one template's
+        lines often hit several references)."""
+        ranks: set[int] = set()
+        hosts: set[str] = set()
+        for numbers in hit.line_numbers:
+            group = self.group_labels.get(numbers[0])
+            if group is None:
+                group = self.group_labels[numbers[0]] = attribute(self.labels, numbers)
+            ranks.update(group.ranks)
+            hosts.update(group.hosts)
+        return Attribution(tuple(sorted(ranks)), tuple(sorted(hosts)))
 
     def _evidence(
         self, hit: _HitSoFar, read: tuple[dict[int, str], str], window: str

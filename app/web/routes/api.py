@@ -12,6 +12,7 @@ from app.domain.calculators import CALCULATORS, get_calculator
 from app.domain.catalog import ReferenceFilter, get_reference, list_references
 from app.errors import UnsupportedMediaType
 from app.services.analysis import match_message, scan_text
+from app.services.scan_schemas import ScanRequest, ScanResponse
 from app.services.schemas import (
     CalculatorInfo,
     CalculatorList,
@@ -20,8 +21,6 @@ from app.services.schemas import (
     MatchResponse,
     ReferenceDetail,
     ReferenceList,
-    ScanRequest,
-    ScanResponse,
 )
 from app.urls import API_REFERENCE, API_REFERENCES, API_V1
 from app.web.bodies import SafeBodyRoute, media_type
@@ -123,7 +122,7 @@ def api_scan(
 ) -> ScanResponse:
     """Find every reference a whole log shows, with the count of matching lines, their line
     numbers and an example line per reference."""
-    result = scan_text(library, body.log, body.context)
+    result = scan_text(library, body.log, body.context, remember=True)
     return ScanResponse.of(result, partial(reference_url, request))
 
 

@@ -32,6 +32,7 @@ from app.web.guards import OptionalEditor, Writable, same_origin
 from app.web.ratelimit import RateLimited, spend_budget
 from app.web.templating import page, page_path
 from app.web.views.calculator_panel import CalculatorPanel, build_panel, preset_inputs
+from app.web.views.log_view import linked_lines, log_view
 from app.web.views.paste import CONTEXT_LABELS, EXAMPLES, PasteForm
 
 router = APIRouter(include_in_schema=False, route_class=SafeBodyRoute)
@@ -49,6 +50,7 @@ def paste_page(
         form.with_inferred(outcome.inferred) if outcome else (form, frozenset())
     )
     share = form.share_query() if outcome and outcome.kind == "match" else None
+    scan = outcome.scan if outcome else None
     return page(
         request,
         "home.html",
@@ -60,6 +62,7 @@ def paste_page(
         inferred_fields=inferred_fields,
         context_labels=CONTEXT_LABELS,
         share_url=page_path(request, "home", share) if share else None,
+        log_view=log_view(form.log, linked_lines(scan)) if scan else None,
         examples=[e for e in EXAMPLES if e.reference_id in catalog.references],
         frameworks=[name for name, _ in facets(catalog).frameworks],
         phases=PHASES,

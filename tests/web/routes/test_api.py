@@ -3,14 +3,9 @@
 from __future__ import annotations
 
 import re
-import shutil
-from collections.abc import Iterator
-from pathlib import Path
 
-import pytest
 from fastapi.testclient import TestClient
 from openapi_spec_validator import validate
-from paths import DIAGNOSIS
 
 from app.config import Settings
 from app.domain.calculators import CALCULATORS
@@ -295,21 +290,6 @@ def test_api_docs_page_uses_only_local_assets(client: TestClient) -> None:
     assert client.get("/static/vendor/swagger-ui-5.35.0/swagger-ui-bundle.js").status_code == 200
 
 
-@pytest.fixture
-def diagnosis_client(tmp_path: Path) -> Iterator[TestClient]:
-    """A client over the diagnosis fixtures: a symptom, its causes, healthy and diagnostic
-    blocks."""
-    folder = tmp_path / "diagnosis"
-    shutil.copytree(DIAGNOSIS, folder)
-    settings = Settings(
-        database_url=f"sqlite:///{tmp_path / 'diagnosis.db'}",
-        references_dir=folder,
-        reload_interval_s=0,
-    )
-    with TestClient(create_app(settings)) as client:
-        yield client
-
-
 def test_a_symptom_answers_with_candidates_their_links_and_the_checks(
     diagnosis_client: TestClient,
 ) -> None:
@@ -364,3 +344,46 @@ def test_the_activation_memory_calculator_answers_on_the_api(client: TestClient)
     outputs = response.json()["outputs"]
     assert outputs["per_layer_mib"] == 102
     assert outputs["activation_gib"] == 9.5625
+
+
+def test_a_scan_tells_the_story_roots_first(diagnosis_client: TestClient) -> None:
+    log = "\n".join(
+        [
+            "node1:100:200 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>",
+            *(
+                WATCHDOG_LINE.replace("rank3", f"rank{r}").replace("Rank 3", f"Rank {r}")
+                for r in range(2)
+            ),
+            "torch.distributed.DistBackendError: NCCL communicator was aborted on rank 0.",
+        ]
+    )
+    body = diagnosis_client.post("/api/v1/scan", json={"log": log}).json()
+    diagnosis = body["diagnosis"]
+    assert set(diagnosis) == {
+        "roots",
+        "unrecognised",
+        "unrecognised_lines",
+        "ranks",
+        "hosts",
+        "all_ranks",
+        "notes",
+    }
+    (root,) = diagnosis["roots"]
+    assert set(root) == {
+        "id", "kind", "title", "line", "line_numbers", "count", "ranks", "hosts",
+        "silent_ranks", "score", "reasons", "candidates", "checks", "consequences",
+        "context", "url",
+    }  # fmt: skip
+    assert (root["id"], root["line"], root["url"]) == ("fx-slow-link", 1, "/r/fx-slow-link")
+    (consequence,) = root["consequences"]
+    assert consequence["id"] == "fx-timeout"
+    assert (consequence["first_line"], consequence["last_line"], consequence["ranks"]) == (
+        2,
+        3,
+        [0, 1],
+    )
+    assert consequence["url"] == "/r/fx-timeout"
+    assert [u["line"] for u in diagnosis["unrecognised"]] == [4]
+    assert diagnosis["hosts"] == ["node1"]
+    timeout = next(hit for hit in body["hits"] if hit["id"] == "fx-timeout")
+    assert timeout["ranks"] == [0, 1]

@@ -6,6 +6,7 @@ import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
+from itertools import pairwise
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -318,6 +319,64 @@ def test_a_log_without_failures_says_so_and_names_the_closest(client: TestClient
     assert page.find("h1").text == "No confident match in this log"
     assert "references closest to its last lines" in page.find("p", class_="verdict").text
     assert page.find("li", class_="weak").attrs["data-reference-id"] == "slow-collective"
+
+
+def story_log(*failures: str, padding: int = LOG_LINE_THRESHOLD) -> str:
+    """A log of `padding` progress lines, then the failures."""
+    return "\n".join([*(f"heartbeat {n}" for n in range(1, padding + 1)), *failures])
+
+
+def diagnosis_watchdog(rank: int) -> str:
+    return WATCHDOG.replace("Rank 0", f"Rank {rank}").replace("rank0", f"rank{rank}")
+
+
+SOCKET = "node1:100:200 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>"
+
+
+def test_a_log_shows_its_root_first_with_what_followed(diagnosis_client: TestClient) -> None:
+    log = story_log(
+        SOCKET,
+        diagnosis_watchdog(0),
+        diagnosis_watchdog(1),
+        "RuntimeError: <script>alert(1)</script> nobody knows this",
+    )
+    root_line = LOG_LINE_THRESHOLD + 1
+    response = diagnosis_client.post("/", data={"log": log})
+    page = parse(response)
+    assert page.find("h1").text.startswith(f"Line {root_line}: ")
+    root = page.find("li", class_="root")
+    assert root.attrs["data-reference-id"] == "fx-slow-link"
+    assert f"#L{root_line}" in [a.attrs.get("href") for a in page.find_all("a", within=root)]
+    assert SOCKET in page.find("mark", within=root).text
+    followed = page.find("details", class_="consequences", within=root)
+    assert "What followed from it: 2 lines" in page.find("summary", within=followed).text
+    assert "on ranks 0-1" in followed.text
+    unrecognised = page.find("section", class_="unrecognised")
+    assert f"Line {root_line + 3}" in unrecognised.text
+    numbered = page.find("span", id=f"L{root_line}")
+    assert SOCKET in numbered.text
+    assert "<script>alert(1)</script>" not in response.text
+    assert "&lt;script&gt;" in response.text
+
+
+def test_every_scan_heading_is_one_level_below_its_parent(diagnosis_client: TestClient) -> None:
+    log = story_log(SOCKET, diagnosis_watchdog(0), "RuntimeError: unknown")
+    page = parse(diagnosis_client.post("/", data={"log": log}))
+    results = page.find("section", class_="results")
+    headings = [e for e in page.elements if e.tag in {"h1", "h2", "h3", "h4"}]
+    levels = [int(e.tag[1]) for e in headings if results in e.ancestors]
+    assert levels[:2] == [1, 2]
+    assert all(b <= a + 1 for a, b in pairwise(levels)), levels
+
+
+def test_a_long_log_is_numbered_around_the_linked_lines(diagnosis_client: TestClient) -> None:
+    log = story_log(SOCKET, diagnosis_watchdog(0), padding=3_000)
+    page = parse(diagnosis_client.post("/", data={"log": log}))
+    view = page.find("section", class_="log-view")
+    numbered = [e.attrs["id"] for e in page.find_all("span", within=view, class_="log-line")]
+    assert "L3001" in numbered
+    assert "L1" not in numbered
+    assert "2,995 lines not shown" in view.text
 
 
 # Errors of the paste form

@@ -1,0 +1,127 @@
+"""The public shapes of a whole-log scan: its hits, and its diagnosis (roots, likeliest
+first, with the lines they explain), each reference and candidate with its page."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from app.domain.matching.context import RunContext
+from app.domain.matching.results import (
+    CheckHint,
+    Consequence,
+    Diagnosis,
+    Root,
+    ScanResult,
+    UnrecognisedLine,
+    ValueVerdict,
+)
+from app.domain.references.document import MessageKind, ReferenceKind
+from app.services.schemas import CandidatePublic, UrlFor, confidence_note, shared_fields
+
+
+class ConsequencePublic(Consequence):
+    """Later symptom lines a root explains."""
+
+    url: str
+
+    @classmethod
+    def of(cls, consequence: Consequence, url_for: UrlFor) -> ConsequencePublic:
+        return cls(**consequence.model_dump(), url=url_for(consequence.id))
+
+
+class RootPublic(Root):
+    """A failure nothing else in the log explains: where to start reading."""
+
+    url: str
+    candidates: list[CandidatePublic]  # type: ignore[assignment]
+    consequences: list[ConsequencePublic]  # type: ignore[assignment]
+
+    @classmethod
+    def of(cls, root: Root, url_for: UrlFor) -> RootPublic:
+        return cls(
+            **root.model_dump(exclude={"candidates", "consequences"}),
+            url=url_for(root.id),
+            candidates=[CandidatePublic.of(c, url_for) for c in root.candidates],
+            consequences=[ConsequencePublic.of(c, url_for) for c in root.consequences],
+        )
+
+
+class DiagnosisPublic(BaseModel):
+    """What went wrong first and what followed: roots, likeliest first, then the
+    error-looking lines failref did not recognise."""
+
+    roots: list[RootPublic]
+    unrecognised: list[UnrecognisedLine] = Field(description="The first of them, by line.")
+    unrecognised_lines: int = Field(description="All error-looking lines that matched nothing.")
+    ranks: list[int] = Field(description="Every rank the log's line labels name.")
+    hosts: list[str] = Field(description="Every host the log's line labels name.")
+    all_ranks: bool = Field(description="True when the ranks run from 0 with no gap.")
+    notes: list[str] = Field(description="What of the log was skipped or read in part.")
+
+    @classmethod
+    def of(cls, diagnosis: Diagnosis, url_for: UrlFor) -> DiagnosisPublic:
+        return cls(
+            **shared_fields(diagnosis, cls, exclude={"roots"}),
+            roots=[RootPublic.of(root, url_for) for root in diagnosis.roots],
+        )
+
+
+class ScanRequest(BaseModel):
+    """A whole log and what is known of the run."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    log: str = Field(description="The log, up to the configured number of lines.")
+    context: RunContext | None = Field(default=None, description="What you know of the run.")
+
+
+class ScanHitPublic(BaseModel):
+    """A reference the log shows, with where."""
+
+    id: str
+    title: str
+    score: float = Field(ge=0, le=1)
+    confident: bool
+    count: int = Field(description="Lines that matched.")
+    first_line: int
+    last_line: int
+    line_numbers: list[int] = Field(description="1-based line numbers, capped.")
+    example: str = Field(description="One matching line as it appears in the log.")
+    kind: ReferenceKind
+    message_kind: MessageKind | None
+    verdict: ValueVerdict | None
+    context_disagrees: bool
+    reasons: list[str]
+    candidates: list[CandidatePublic]
+    checks: list[CheckHint]
+    ranks: list[int] = Field(description="Ranks whose lines matched (from their labels).")
+    hosts: list[str] = Field(description="Hosts whose lines matched (from their labels).")
+    url: str
+
+
+class ScanResponse(BaseModel):
+    """What a whole-log scan found, best reference first."""
+
+    lines: int
+    templates: int = Field(description="Distinct lines once numbers, paths, ... are masked.")
+    fuzzy_templates: int = Field(description="Templates compared with the references.")
+    capped: bool = Field(description="True when more templates qualified than were compared.")
+    inferred_context: dict[str, str]
+    healthy_lines: int = Field(description="Lines recognised as normal output.")
+    hits: list[ScanHitPublic]
+    diagnosis: DiagnosisPublic
+    confidence_note: str
+
+    @classmethod
+    def of(cls, result: ScanResult, url_for: UrlFor) -> ScanResponse:
+        hits = [
+            ScanHitPublic(
+                **shared_fields(hit, ScanHitPublic, exclude={"candidates"}),
+                candidates=[CandidatePublic.of(c, url_for) for c in hit.candidates],
+                url=url_for(hit.id),
+            )
+            for hit in result.hits
+        ]
+        shared = shared_fields(result, cls, exclude={"hits", "diagnosis", "confidence_note"})
+        diagnosis = DiagnosisPublic.of(result.diagnosis, url_for)
+        return cls(**shared, hits=hits, diagnosis=diagnosis, confidence_note=confidence_note())
