@@ -8,7 +8,6 @@ label in the head of a line counts (a label never sits deeper).
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -35,10 +34,10 @@ RANK_RES: tuple[re.Pattern[str], ...] = (
 # rank label).
 HOST_TAIL_RE = re.compile(r":\d+:\d+ \[\d+\]")
 HOST_RE = re.compile(r"(?:\[[^\]\n]{1,40}\]:?\s*)?([A-Za-z][\w.-]{0,100})")
-NEWLINE_RE = re.compile("\n")
 # How big a log says the job is, so a log that holds one node's ranks of many is not read
 # as holding every rank.
-WORLD_SIZE_RE = re.compile(r"\bworld[_ ]size\b\W{0,3}(\d{1,7})", re.IGNORECASE)
+WORLD_SIZE_RE = re.compile(r"world[_ ]size\b\W{0,3}(\d{1,7})", re.IGNORECASE)
+WORLD_WORDS = ("world", "World", "WORLD")
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,28 +77,61 @@ class LogRanks:
 
 def read_labels(text: str) -> LineLabels:
     """The rank and host each line's label names, when it has one in its head."""
-    starts = [0, *(found.end() for found in NEWLINE_RE.finditer(text))]
     ranks: dict[int, int] = {}
     for pattern in RANK_RES:
+        lines = _LineFinder(text)
         for found in pattern.finditer(text):
-            line = _line_of(starts, found.start())
+            line = lines.head_line(found.start())
             rank = int(found.group(1))
             if line is not None and rank <= MAX_RANK:
                 ranks.setdefault(line, rank)
     hosts: dict[int, str] = {}
+    lines = _LineFinder(text)
     for found in HOST_TAIL_RE.finditer(text):
-        line = _line_of(starts, found.start())
-        head = HOST_RE.fullmatch(text, starts[line - 1], found.start()) if line else None
+        line, start = lines.head(found.start())
+        head = HOST_RE.fullmatch(text, start, found.start()) if line else None
         if line is not None and head is not None:
             hosts.setdefault(line, head.group(1))
-    sizes = frozenset(int(found.group(1)) for found in WORLD_SIZE_RE.finditer(text))
-    return LineLabels(ranks, hosts, sizes)
+    return LineLabels(ranks, hosts, _world_sizes(text))
 
 
-def _line_of(starts: Sequence[int], position: int) -> int | None:
-    """The 1-based line holding `position`, when it falls in that line's head."""
-    line = bisect.bisect_right(starts, position)
-    return line if position - starts[line - 1] < HEAD_CHARS else None
+class _LineFinder:
+    """Line numbers of ascending positions in a text, counted as it goes (one pass)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.position = 0
+        self.line = 1
+
+    def head_line(self, position: int) -> int | None:
+        """The 1-based line holding `position`, when it falls in that line's head."""
+        return self.head(position)[0]
+
+    def head(self, position: int) -> tuple[int | None, int]:
+        """The line holding `position` (None past its head) and where that line starts.
+        The start is looked for only within the head, so a 1 MB line full of labels costs
+        no more than a short one."""
+        self.line += self.text.count("\n", self.position, position)
+        self.position = position
+        window = max(0, position - HEAD_CHARS)
+        newline = self.text.rfind("\n", window, position)
+        if newline == -1 and window > 0:
+            return None, window
+        return self.line, newline + 1
+
+
+def _world_sizes(text: str) -> frozenset[int]:
+    """Every world size the log states, found by its word first (a case-insensitive
+    pattern run over a whole log costs half a second)."""
+    sizes: set[int] = set()
+    for word in WORLD_WORDS:
+        start = text.find(word)
+        while start != -1:
+            found = WORLD_SIZE_RE.match(text, start)
+            if found is not None:
+                sizes.add(int(found.group(1)))
+            start = text.find(word, start + 1)
+    return frozenset(sizes)
 
 
 def attribute(labels: LineLabels, numbers: Iterable[int]) -> Attribution:
