@@ -15,6 +15,7 @@ REFERENCES = ROOT / "references"
 EXPECTED_IDS = [
     "activation-memory-oom",
     "allreduce-slow-link",
+    "attention-kernel-fallback",
     "collective-mismatch-desync",
     "cpu-affinity-misconfiguration",
     "cuda-device-side-assert",

@@ -7,6 +7,7 @@ from app.errors import UnknownCalculator
 from . import (
     activation_memory,
     allreduce,
+    attention_memory,
     checkpoint,
     input_pipeline,
     kv_cache,
@@ -31,6 +32,7 @@ CALCULATORS: dict[str, Calculator] = {
         zero3.CALCULATOR,
         static_batch.CALCULATOR,
         activation_memory.CALCULATOR,
+        attention_memory.CALCULATOR,
     )
 }
 
