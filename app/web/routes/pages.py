@@ -44,6 +44,7 @@ def paste_page(
     form: PasteForm,
     outcome: Outcome | None = None,
     error: InvalidInput | None = None,
+    storing: bool = False,
 ) -> HTMLResponse:
     """The start page: the paste form, refilled, with results or an error when there are."""
     shown, inferred_fields = (
@@ -63,6 +64,7 @@ def paste_page(
         context_labels=CONTEXT_LABELS,
         share_url=page_path(request, "home", share) if share else None,
         log_view=log_view(form.log, linked_lines(scan)) if scan else None,
+        storing=storing,
         examples=[e for e in EXAMPLES if e.reference_id in catalog.references],
         frameworks=[name for name, _ in facets(catalog).frameworks],
         phases=PHASES,
@@ -80,7 +82,8 @@ def answer_paste(request: Request, library: Library, form: PasteForm) -> HTMLRes
         outcome = analyse_paste(library, form.log, form.run_context(), remember=True)
     except InvalidInput as error:
         return paste_page(request, catalog, form, error=error)
-    return paste_page(request, catalog, form, outcome)
+    storing = library.settings.store_queries and not library.settings.read_only
+    return paste_page(request, catalog, form, outcome, storing=storing)
 
 
 @router.get("/", response_class=HTMLResponse, name="home")

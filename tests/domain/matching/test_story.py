@@ -130,7 +130,7 @@ def test_error_looking_lines_nothing_matched_are_listed(index: MatchIndex) -> No
     ("log", "note"),
     [
         pytest.param("\n\n   \n", "no line with text", id="blank"),
-        pytest.param("x" * 5_000, "longer than 2,000 characters", id="one-long-line"),
+        pytest.param("x" * 1_000_000, "longer than 2,000 characters", id="a-1-MB-line"),
         pytest.param("a\x00b\nc\x00\n", "NUL bytes: 2", id="nul"),
         pytest.param("\x1b[31mred\x1b[0m\n", "Terminal escape sequences: 2", id="ansi"),
         pytest.param("caf\ufffd\n", "not valid UTF-8", id="encoding"),

@@ -353,6 +353,7 @@ def test_a_log_shows_its_root_first_with_what_followed(diagnosis_client: TestCli
     assert "on ranks 0-1" in followed.text
     unrecognised = page.find("section", class_="unrecognised")
     assert f"Line {root_line + 3}" in unrecognised.text
+    assert "The first few were kept, redacted" in unrecognised.text
     numbered = page.find("span", id=f"L{root_line}")
     assert SOCKET in numbered.text
     assert "<script>alert(1)</script>" not in response.text
