@@ -15,6 +15,7 @@ REFERENCES = ROOT / "references"
 EXPECTED_IDS = [
     "activation-memory-oom",
     "allreduce-slow-link",
+    "checkpoint-save-stall",
     "collective-mismatch-desync",
     "cpu-affinity-misconfiguration",
     "cuda-device-side-assert",
@@ -39,6 +40,7 @@ EXPECTED_IDS = [
     "nvswitch-fabric-manager",
     "pipeline-stage-imbalance",
     "silent-data-corruption",
+    "speculative-decoding-low-acceptance",
     "thermal-throttling-straggler",
     "torch-compile-hang-timeout",
     "vllm-preemption-recompute",

@@ -8,10 +8,12 @@ from . import (
     activation_memory,
     allreduce,
     checkpoint,
+    checkpoint_stall,
     input_pipeline,
     kv_cache,
     moe,
     pipeline,
+    speculative_speedup,
     static_batch,
     straggler,
     zero3,
@@ -31,6 +33,8 @@ CALCULATORS: dict[str, Calculator] = {
         zero3.CALCULATOR,
         static_batch.CALCULATOR,
         activation_memory.CALCULATOR,
+        checkpoint_stall.CALCULATOR,
+        speculative_speedup.CALCULATOR,
     )
 }
 

@@ -22,6 +22,8 @@ NAMES = [
     "zero3-prefetch",
     "static-batch-latency",
     "activation-memory",
+    "checkpoint-stall",
+    "speculative-speedup",
 ]
 ALL = [pytest.param(CALCULATORS[name], id=name) for name in NAMES]
 NUMERIC_INPUTS = [
