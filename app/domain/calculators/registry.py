@@ -9,10 +9,12 @@ from . import (
     allreduce,
     attention_memory,
     checkpoint,
+    checkpoint_stall,
     input_pipeline,
     kv_cache,
     moe,
     pipeline,
+    speculative_speedup,
     static_batch,
     straggler,
     zero3,
@@ -33,6 +35,8 @@ CALCULATORS: dict[str, Calculator] = {
         static_batch.CALCULATOR,
         activation_memory.CALCULATOR,
         attention_memory.CALCULATOR,
+        checkpoint_stall.CALCULATOR,
+        speculative_speedup.CALCULATOR,
     )
 }
 

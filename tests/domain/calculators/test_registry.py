@@ -23,6 +23,8 @@ NAMES = [
     "static-batch-latency",
     "activation-memory",
     "attention-memory",
+    "checkpoint-stall",
+    "speculative-speedup",
 ]
 ALL = [pytest.param(CALCULATORS[name], id=name) for name in NAMES]
 NUMERIC_INPUTS = [
