@@ -23,6 +23,7 @@ EXPECTED_IDS = [
     "cuda-out-of-memory",
     "deepspeed-zero3-sync-prefetch",
     "distributed-init-failure",
+    "fp32-matmul-no-tensor-cores",
     "gpu-memory-leak-growth",
     "gpu-p2p-blocked",
     "gpu-utilization-low",

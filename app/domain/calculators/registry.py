@@ -10,6 +10,7 @@ from . import (
     checkpoint,
     input_pipeline,
     kv_cache,
+    matmul_time,
     moe,
     pipeline,
     static_batch,
@@ -31,6 +32,7 @@ CALCULATORS: dict[str, Calculator] = {
         zero3.CALCULATOR,
         static_batch.CALCULATOR,
         activation_memory.CALCULATOR,
+        matmul_time.CALCULATOR,
     )
 }
 

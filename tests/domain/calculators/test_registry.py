@@ -22,6 +22,7 @@ NAMES = [
     "zero3-prefetch",
     "static-batch-latency",
     "activation-memory",
+    "matmul-time",
 ]
 ALL = [pytest.param(CALCULATORS[name], id=name) for name in NAMES]
 NUMERIC_INPUTS = [
