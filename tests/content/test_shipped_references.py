@@ -28,6 +28,7 @@ EXPECTED_IDS = [
     "ddp-unused-parameters",
     "deepspeed-zero3-sync-prefetch",
     "distributed-init-failure",
+    "fp32-matmul-no-tensor-cores",
     "gpu-memory-leak-growth",
     "gpu-p2p-blocked",
     "gpu-utilization-low",

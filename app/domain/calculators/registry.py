@@ -12,6 +12,7 @@ from . import (
     checkpoint_stall,
     input_pipeline,
     kv_cache,
+    matmul_time,
     moe,
     pipeline,
     speculative_speedup,
@@ -37,6 +38,7 @@ CALCULATORS: dict[str, Calculator] = {
         attention_memory.CALCULATOR,
         checkpoint_stall.CALCULATOR,
         speculative_speedup.CALCULATOR,
+        matmul_time.CALCULATOR,
     )
 }
 

@@ -25,6 +25,7 @@ NAMES = [
     "attention-memory",
     "checkpoint-stall",
     "speculative-speedup",
+    "matmul-time",
 ]
 ALL = [pytest.param(CALCULATORS[name], id=name) for name in NAMES]
 NUMERIC_INPUTS = [
