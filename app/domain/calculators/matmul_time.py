@@ -13,9 +13,10 @@ NAME = "matmul-time"
 FLOPS_PER_PARAMETER_TOKEN = 6.0
 PARAMETERS_PER_BILLION = 1e9
 FLOPS_PER_TFLOP = 1e12
-# NVIDIA A100 SXM dense peaks in TFLOPS, as NVIDIA's A100 datasheet lists them (transcribed
-# on glennklockwood.com/garden/processors/A100): FP32 19.5 on CUDA cores, TF32 156 and
-# BF16 312 on tensor cores. The datasheet's 312 and 624 marked "*" are with sparsity.
+# NVIDIA A100 SXM dense peaks in TFLOPS from NVIDIA's A100 datasheet, read from the table on
+# glennklockwood.com/garden/processors/A100, a secondary source that cites the datasheet:
+# FP32 19.5 on CUDA cores, TF32 156 and BF16 312 on tensor cores. The table's sparse
+# column gives twice these for TF32 and BF16 (312 and 624).
 A100_FP32_TFLOPS = 19.5
 A100_TF32_TFLOPS = 156.0
 A100_BF16_TFLOPS = 312.0
@@ -110,13 +111,13 @@ INPUTS = (
         "tf32_tflops",
         "TF32 tensor-core peak, dense",
         A100_TF32_TFLOPS,
-        "Dense TF32 rate (A100 SXM: 156). A datasheet figure marked * with sparsity is twice it.",
+        "Dense TF32 rate (A100 SXM: 156). A figure quoted with sparsity is twice it.",
     ),
     _peak(
         "bf16_tflops",
         "BF16 tensor-core peak, dense",
         A100_BF16_TFLOPS,
-        "Dense BF16 rate (A100 SXM: 312). A datasheet figure marked * with sparsity is twice it.",
+        "Dense BF16 rate (A100 SXM: 312). A figure quoted with sparsity is twice it.",
     ),
     InputSpec(
         "achieved_fraction",
