@@ -195,6 +195,51 @@ def test_a_hardware_or_kernel_failure_line_finds_its_reference(
     assert_clean(page, console_errors)
 
 
+@pytest.mark.parametrize(
+    ("reference_id", "containing"),
+    [
+        pytest.param("dataloader-worker-killed", "is killed by signal: Killed", id="worker-killed"),
+        pytest.param("shared-memory-exhausted", "bus error encountered in worker", id="shm-bus"),
+    ],
+)
+def test_a_data_loading_failure_finds_its_reference(
+    page: Page, console_errors: list[str], reference_id: str, containing: str
+) -> None:
+    paste(page, labelled_line(reference_id, containing))
+    first = page.locator("ol.ranked > li").first
+    expect(first).to_have_attribute("data-reference-id", reference_id)
+    expect(first.locator(".score .label")).to_have_text("confident")
+    assert_clean(page, console_errors)
+
+
+def test_an_engine_death_after_an_illegal_access_names_the_access(
+    page: Page, console_errors: list[str]
+) -> None:
+    access = labelled_line(
+        "cuda-illegal-memory-access", "watchdog thread terminated with exception"
+    )
+    dead = labelled_line("inference-engine-dead", "EngineDeadError: EngineCore encountered")
+    paste(page, f"{access}\n{dead}")
+    first = page.locator("ol.ranked > li").first
+    expect(first).to_have_attribute("data-reference-id", "cuda-illegal-memory-access")
+    dead = page.locator("li[data-reference-id='inference-engine-dead']")
+    expect(dead.locator(".kind.symptom")).to_be_visible()
+    top = dead.locator(".candidates > ol > li").first
+    expect(top.get_by_role("link")).to_have_attribute("href", "/r/cuda-illegal-memory-access")
+    assert_clean(page, console_errors)
+
+
+def test_a_low_acceptance_metrics_line_reads_as_failing(
+    page: Page, console_errors: list[str]
+) -> None:
+    paste(page, labelled_line("speculative-decoding-low-acceptance", "acceptance rate: 0.067"))
+    first = page.locator("ol.ranked > li").first
+    expect(first).to_have_attribute("data-reference-id", "speculative-decoding-low-acceptance")
+    expect(first.locator(".verdict-reading")).to_contain_text("Failing")
+    expect(first.locator(".verdict-reading")).to_contain_text("0.067")
+    assert_clean(page, console_errors)
+
+
 def test_the_bare_device_side_assert_line_finds_its_reference(
     page: Page, console_errors: list[str]
 ) -> None:

@@ -156,6 +156,15 @@ def test_run_calculator_takes_inputs(server: MCPServer) -> None:
 
 
 @pytest.mark.parametrize(
+    "name", ["attention-memory", "checkpoint-stall", "speculative-speedup", "matmul-time"]
+)
+def test_the_wave_2b_calculators_run_over_mcp(server: MCPServer, name: str) -> None:
+    body = answer(server, "run_calculator", {"name": name})
+    assert body["name"] == name
+    assert body["outputs"]
+
+
+@pytest.mark.parametrize(
     ("tool", "arguments", "message"),
     [
         pytest.param(

@@ -7,11 +7,15 @@ from app.errors import UnknownCalculator
 from . import (
     activation_memory,
     allreduce,
+    attention_memory,
     checkpoint,
+    checkpoint_stall,
     input_pipeline,
     kv_cache,
+    matmul_time,
     moe,
     pipeline,
+    speculative_speedup,
     static_batch,
     straggler,
     zero3,
@@ -31,6 +35,10 @@ CALCULATORS: dict[str, Calculator] = {
         zero3.CALCULATOR,
         static_batch.CALCULATOR,
         activation_memory.CALCULATOR,
+        attention_memory.CALCULATOR,
+        checkpoint_stall.CALCULATOR,
+        speculative_speedup.CALCULATOR,
+        matmul_time.CALCULATOR,
     )
 }
 

@@ -24,6 +24,8 @@ NOT_TEXT = (
 NOISE_RE = re.compile(
     r'File "[^"]*", line <n>'
     r"|Traceback \(most recent call last\)"
+    # torchelastic's failure summary: `traceback : Traceback (most recent call last):`
+    r"|traceback\s*:\s*Traceback \(most recent call last\)"
     r"|frame #<n>"
     r"|Exception raised from "
     r"|During handling of the above exception"

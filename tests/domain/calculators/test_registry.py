@@ -22,6 +22,10 @@ NAMES = [
     "zero3-prefetch",
     "static-batch-latency",
     "activation-memory",
+    "attention-memory",
+    "checkpoint-stall",
+    "speculative-speedup",
+    "matmul-time",
 ]
 ALL = [pytest.param(CALCULATORS[name], id=name) for name in NAMES]
 NUMERIC_INPUTS = [

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import math
 import re
 
+import pytest
 from fastapi.testclient import TestClient
 from openapi_spec_validator import validate
 
@@ -387,3 +389,41 @@ def test_a_scan_tells_the_story_roots_first(diagnosis_client: TestClient) -> Non
     assert diagnosis["hosts"] == ["node1"]
     timeout = next(hit for hit in body["hits"] if hit["id"] == "fx-timeout")
     assert timeout["ranks"] == [0, 1]
+
+
+@pytest.mark.parametrize("name", list(CALCULATORS))
+def test_every_calculator_answers_with_its_defaults(client: TestClient, name: str) -> None:
+    response = client.post(f"/api/v1/calculators/{name}", json={})
+    assert response.status_code == 200
+    outputs = response.json()["outputs"]
+    assert set(outputs) == {output.name for output in CALCULATORS[name].outputs}
+    numbers = [value for value in outputs.values() if isinstance(value, int | float)]
+    assert all(math.isfinite(value) for value in numbers)
+
+
+@pytest.mark.parametrize(
+    ("name", "inputs", "output", "expected"),
+    [
+        pytest.param(
+            "speculative-speedup",
+            {"acceptance": 0.1, "draft_tokens": 5, "cost_ratio": 0.05},
+            "speedup",
+            0.8889,
+            id="speculative-slower-than-plain",
+        ),
+        pytest.param(
+            "checkpoint-stall",
+            {"checkpoint_gb": 100, "write_gbps": 1, "interval_minutes": 30, "mode": "sync"},
+            "blocking_seconds",
+            100,
+            id="checkpoint-sync-100-gb",
+        ),
+        pytest.param("attention-memory", {}, "score_matrix_gib", 2, id="attention-fp32-scores"),
+    ],
+)
+def test_the_wave_2b_calculators_give_their_worked_examples(
+    client: TestClient, name: str, inputs: dict[str, object], output: str, expected: float
+) -> None:
+    response = client.post(f"/api/v1/calculators/{name}", json=inputs)
+    assert response.status_code == 200, response.json()
+    assert response.json()["outputs"][output] == pytest.approx(expected, abs=1e-3)
