@@ -183,26 +183,11 @@ def test_a_training_oom_names_the_symptom_and_reads_its_numbers(
     [
         pytest.param("xid-79-fallen-off-bus", "fallen off the bus", id="xid-79"),
         pytest.param("cuda-device-side-assert", "Assertion `t >= 0", id="device-assert"),
-    ],
-)
-def test_a_hardware_or_kernel_failure_line_finds_its_reference(
-    page: Page, console_errors: list[str], reference_id: str, containing: str
-) -> None:
-    paste(page, labelled_line(reference_id, containing))
-    first = page.locator("ol.ranked > li").first
-    expect(first).to_have_attribute("data-reference-id", reference_id)
-    expect(first.locator(".score .label")).to_have_text("confident")
-    assert_clean(page, console_errors)
-
-
-@pytest.mark.parametrize(
-    ("reference_id", "containing"),
-    [
         pytest.param("dataloader-worker-killed", "is killed by signal: Killed", id="worker-killed"),
         pytest.param("shared-memory-exhausted", "bus error encountered in worker", id="shm-bus"),
     ],
 )
-def test_a_data_loading_failure_finds_its_reference(
+def test_a_failure_line_finds_its_reference(
     page: Page, console_errors: list[str], reference_id: str, containing: str
 ) -> None:
     paste(page, labelled_line(reference_id, containing))

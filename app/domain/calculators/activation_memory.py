@@ -7,7 +7,7 @@ from __future__ import annotations
 from app.errors import CalculatorInputError
 
 from .calculator import Calculator, InputValues
-from .limits import MAX_BYTES_PER_VALUE, MIN_BYTES_PER_VALUE
+from .limits import bytes_per_value_input
 from .spec import InputSpec, OutputSpec, OutputValue, Source
 
 NAME = "activation-memory"
@@ -101,15 +101,9 @@ INPUTS = (
     _integer("hidden_size", "Hidden size", "", 12288, MAX_WIDTH, "Model width (h)."),
     _integer("attention_heads", "Attention heads", "", 96, MAX_HEADS, "Query heads (a)."),
     _integer("layers", "Layers", "", 96, MAX_LAYERS, "Transformer layers of the whole model."),
-    InputSpec(
-        "bytes_per_value",
+    bytes_per_value_input(
         "Bytes per activation value",
-        "bytes",
-        "number",
-        2.0,
-        minimum=MIN_BYTES_PER_VALUE,
-        maximum=MAX_BYTES_PER_VALUE,
-        help=(
+        (
             "2 for fp16/bf16, where the formula is exact; other values scale it (the "
             "dropout masks, one byte each, do not change with precision)."
         ),

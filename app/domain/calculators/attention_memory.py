@@ -11,7 +11,7 @@ output and the attention weights back to the input dtype."""
 from __future__ import annotations
 
 from .calculator import Calculator, InputValues
-from .limits import MAX_BYTES_PER_VALUE, MIN_BYTES_PER_VALUE
+from .limits import bytes_per_value_input
 from .spec import InputSpec, OutputSpec, OutputValue, Source
 
 NAME = "attention-memory"
@@ -129,15 +129,9 @@ INPUTS = (
         "Key and value positions per sequence (seq_k), the cached context when decoding.",
     ),
     _integer("head_dim", "Head dimension", "", 128, MAX_HEAD_DIM, "Size of one head (d)."),
-    InputSpec(
-        "bytes_per_value",
+    bytes_per_value_input(
         "Bytes per value",
-        "bytes",
-        "number",
-        2.0,
-        minimum=MIN_BYTES_PER_VALUE,
-        maximum=MAX_BYTES_PER_VALUE,
-        help=(
+        (
             "Of q, k, v and the output: 2 for fp16/bf16, 4 for fp32 (inputs outside "
             "autocast). The scores take this width too, except when the math path "
             "upcasts 16-bit inputs (math precision fp32)."

@@ -7,7 +7,7 @@ import math
 from app.errors import CalculatorInputError
 
 from .calculator import Calculator, InputValues
-from .limits import MAX_BYTES_PER_VALUE, MIN_BYTES_PER_VALUE
+from .limits import bytes_per_value_input
 from .spec import InputSpec, OutputSpec, OutputValue, Source
 
 NAME = "kv-cache"
@@ -95,15 +95,9 @@ INPUTS = (
         "Key/value heads per layer; fewer than query heads with GQA (Llama 2 70B: 8).",
     ),
     _model_dim("head_dim", "Head dimension", 128, MAX_HEAD_DIM, "Per head (Llama 2 70B: 128)."),
-    InputSpec(
-        "bytes_per_value",
+    bytes_per_value_input(
         "Bytes per value",
-        "bytes",
-        "number",
-        2.0,
-        minimum=MIN_BYTES_PER_VALUE,
-        maximum=MAX_BYTES_PER_VALUE,
-        help="Storage of one cached number: 2 for fp16/bf16, 1 for fp8, 0.5 for int4.",
+        "Storage of one cached number: 2 for fp16/bf16, 1 for fp8, 0.5 for int4.",
     ),
     InputSpec(
         "bytes_per_token",

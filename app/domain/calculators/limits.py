@@ -3,6 +3,8 @@ no combination of inputs can overflow, divide by zero or produce NaN."""
 
 from __future__ import annotations
 
+from .spec import InputSpec
+
 # A billion steps is orders of magnitude beyond the longest training run.
 MAX_STEPS = 1_000_000_000
 # A million workers or ranks exceeds the largest cluster by two orders of magnitude.
@@ -21,3 +23,18 @@ MAX_SIZE_GB = 1_000_000.0
 MIN_BYTES_PER_VALUE = 0.125
 # 16 bytes covers fp64 with a companion value; larger is a unit mistake.
 MAX_BYTES_PER_VALUE = 16.0
+
+
+def bytes_per_value_input(label: str, help_text: str) -> InputSpec:
+    """The storage width of one number (2 for fp16/bf16 by default), as every memory
+    calculator takes it."""
+    return InputSpec(
+        "bytes_per_value",
+        label,
+        "bytes",
+        "number",
+        2.0,
+        minimum=MIN_BYTES_PER_VALUE,
+        maximum=MAX_BYTES_PER_VALUE,
+        help=help_text,
+    )
