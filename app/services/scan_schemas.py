@@ -12,7 +12,6 @@ from app.domain.matching.results import (
     Diagnosis,
     Root,
     ScanResult,
-    UnrecognisedLine,
     ValueVerdict,
 )
 from app.domain.references.document import MessageKind, ReferenceKind
@@ -46,17 +45,11 @@ class RootPublic(Root):
         )
 
 
-class DiagnosisPublic(BaseModel):
+class DiagnosisPublic(Diagnosis):
     """What went wrong first and what followed: roots, likeliest first, then the
     error-looking lines failref did not recognise."""
 
-    roots: list[RootPublic]
-    unrecognised: list[UnrecognisedLine] = Field(description="The first of them, by line.")
-    unrecognised_lines: int = Field(description="All error-looking lines that matched nothing.")
-    ranks: list[int] = Field(description="Every rank the log's line labels name.")
-    hosts: list[str] = Field(description="Every host the log's line labels name.")
-    all_ranks: bool = Field(description="True when the ranks run from 0 with no gap.")
-    notes: list[str] = Field(description="What of the log was skipped or read in part.")
+    roots: list[RootPublic]  # type: ignore[assignment]
 
     @classmethod
     def of(cls, diagnosis: Diagnosis, url_for: UrlFor) -> DiagnosisPublic:
