@@ -12,7 +12,8 @@ failure that explains it, by these rules, strongest first:
 3. **An earlier symptom with a cause in common.** An OOM before an engine's death shares
    causes with it: the later symptom follows from the earlier one.
 
-A failure nothing explains is a root; a symptom root keeps its candidate causes, ranked by
+A line is one failure: a hit whose lines all belong to a better-scoring hit is left to the
+hit list. A failure nothing explains is a root; a symptom root keeps its candidate causes, ranked by
 the evidence in the log. Failures that explain nothing of each other are separate roots.
 Roots are ordered by likelihood: failures before advisories (Python warnings and
 WARNING-level lines, which rarely end a run; NCCL's `WARN` is its error level and counts as
@@ -66,7 +67,10 @@ def diagnose(
     notes: list[str],
 ) -> Diagnosis:
     """Roots and consequences of a log from its scan hits (see the module docstring)."""
-    failures = sorted((hit for hit in hits if hit.confident), key=lambda h: h.first_line)
+    confident = [hit for hit in hits if hit.confident]
+    failures = sorted(
+        (hit for hit in confident if not _shadowed(hit, confident)), key=lambda h: h.first_line
+    )
     links = _links(index, failures)
     roots = _roots(failures, links)
     shown, total = unrecognised
@@ -83,6 +87,19 @@ def diagnose(
         hosts=list(ranks.hosts),
         all_ranks=ranks.complete,
         notes=notes,
+    )
+
+
+def _shadowed(hit: ScanHit, confident: Sequence[ScanHit]) -> bool:
+    """True when a better match already owns every line of `hit`: one line is one failure
+    in the story (a `CUDA error: an illegal memory access` line that also matches the OOM
+    page's `CUDA error: out of memory` in part is the illegal access, not also an OOM)."""
+    lines = set(hit.line_numbers)
+    return any(
+        other.score > hit.score
+        and other.first_line == hit.first_line
+        and lines <= set(other.line_numbers)
+        for other in confident
     )
 
 

@@ -10,7 +10,10 @@ import pytest
 from paths import DIAGNOSIS
 
 from app.domain.matching.index import MatchIndex, build_index
+from app.domain.matching.ranks import log_ranks, read_labels
+from app.domain.matching.results import ScanHit
 from app.domain.matching.scan import scan_log
+from app.domain.matching.story import diagnose
 from app.domain.references.folder import read_folder
 
 SLOW_LINK = "node1:100:200 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>"
@@ -147,3 +150,29 @@ def test_a_million_identical_lines_are_one_template(index: MatchIndex) -> None:
     assert result.templates == 2
     (root,) = result.diagnosis.roots
     assert root.id == "fx-timeout"
+
+
+def hit(reference_id: str, score: float, lines: list[int]) -> ScanHit:
+    return ScanHit(
+        id=reference_id,
+        title=reference_id,
+        score=score,
+        confident=True,
+        count=len(lines),
+        first_line=lines[0],
+        last_line=lines[-1],
+        line_numbers=lines,
+        example="",
+        matched_message="",
+        reasons=[],
+    )
+
+
+def test_a_line_is_one_failure_the_best_match_of_it(index: MatchIndex) -> None:
+    lines = ["step 1", "RuntimeError: CUDA error: an illegal memory access", "step 2"]
+    both = [hit("fx-serving", 0.95, [2]), hit("fx-recompiles", 0.80, [2])]
+    story = diagnose(index, both, lines, log_ranks(read_labels("")), ([], 0), [])
+    assert [root.id for root in story.roots] == ["fx-serving"]
+    apart = [hit("fx-serving", 0.95, [2]), hit("fx-recompiles", 0.80, [2, 3])]
+    story = diagnose(index, apart, lines, log_ranks(read_labels("")), ([], 0), [])
+    assert [root.id for root in story.roots] == ["fx-serving", "fx-recompiles"]
