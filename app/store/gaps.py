@@ -96,11 +96,8 @@ def record_gap(session: Session, text: str) -> None:
 def remember_if_unanswered(engine: Engine, settings: Settings, text: str, confident: bool) -> None:
     """Record `text` as a gap when nothing matched it confidently and storing is on (never
     on a read-only mirror)."""
-    if confident or not settings.store_queries or settings.read_only:
-        return
-    with writing(engine) as session:
-        record_gap(session, text)
-        session.commit()
+    if not confident:
+        remember_lines(engine, settings, [text])
 
 
 def remember_lines(engine: Engine, settings: Settings, lines: Sequence[str]) -> None:

@@ -99,12 +99,12 @@ def reading_notes(log: str, lines: list[str], not_compared: int) -> list[str]:
     long_lines = sum(1 for line in lines if len(line) > MAX_LINE_CHARS)
     if long_lines:
         notes.append(
-            f"{long_lines:,} line{_s(long_lines)} longer than {MAX_LINE_CHARS:,} characters "
-            "were read up to that length."
+            f"{long_lines:,} {plural(long_lines, 'line')} longer than "
+            f"{MAX_LINE_CHARS:,} characters were read up to that length."
         )
     if not_compared:
         notes.append(
-            f"{not_compared:,} distinct line{_s(not_compared)} past the comparison limit "
+            f"{not_compared:,} distinct {plural(not_compared, 'line')} past the comparison limit "
             "were not compared (error-looking lines go first)."
         )
     for char, what in NOT_TEXT:
@@ -114,5 +114,6 @@ def reading_notes(log: str, lines: list[str], not_compared: int) -> list[str]:
     return notes
 
 
-def _s(count: int) -> str:
-    return "s" if count != 1 else ""
+def plural(count: int, noun: str) -> str:
+    """`noun`, with an `s` unless there is exactly one."""
+    return noun if count == 1 else noun + "s"

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from app.domain.matching.evidence import line_level
 from app.domain.matching.index import MatchIndex
+from app.domain.matching.lines import plural
 from app.domain.matching.ranks import LogRanks, number_ranges
 from app.domain.matching.results import (
     Consequence,
@@ -209,7 +210,7 @@ def _reasons(hit: ScanHit, consequences: Sequence[Consequence], silent: Sequence
     reasons = []
     if consequences:
         count = sum(c.count for c in consequences)
-        reasons.append(f"explains {count:,} later line{'s' if count != 1 else ''}")
+        reasons.append(f"explains {count:,} later {plural(count, 'line')}")
     elif hit.kind == "symptom":
         reasons.append(
             "no cause it lists appears before it: its candidate causes are ranked by the "
@@ -239,4 +240,4 @@ def _advisory(root: Root, lines: Sequence[str]) -> bool:
 
 
 def _rank_list(ranks: Sequence[int]) -> str:
-    return f"rank{'s' if len(ranks) != 1 else ''} {number_ranges(ranks)}"
+    return f"{plural(len(ranks), 'rank')} {number_ranges(ranks)}"

@@ -34,10 +34,9 @@ def unrecognised_lines(
 ) -> tuple[list[UnrecognisedLine], int]:
     """The first MAX_UNRECOGNISED error-looking templates that matched nothing, by first line,
     and how many log lines they cover in all; `groups` are (template, line numbers)."""
+    firsts = ((template, numbers, lines[numbers[0] - 1]) for template, numbers in groups)
     found = [
-        (numbers, lines[numbers[0] - 1])
-        for template, numbers in groups
-        if looks_like_an_error(template, lines[numbers[0] - 1])
+        (numbers, raw) for template, numbers, raw in firsts if looks_like_an_error(template, raw)
     ]
     found.sort(key=lambda item: item[0][0])
     shown = [
