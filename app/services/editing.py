@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import difflib
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from app.domain.references.document import Reference
 from app.domain.references.folder import MAX_FILE_BYTES, display_path
+from app.domain.references.merge import conflict_markers, plain_newlines, split_lines
 from app.domain.references.parser import parse_reference
 from app.domain.references.problems import InvalidReference, Problem
 from app.errors import FailrefError, NotFound, PayloadTooLarge, StaleBase
@@ -21,6 +22,7 @@ from app.store.saves import Change, Saved, save_file
 logger = logging.getLogger(__name__)
 
 CONFLICT_LABELS = ("on disk now", "your version")
+MARKER_LEFT = "a conflict marker is left in: keep the lines you want, then delete the markers"
 
 
 @dataclass(frozen=True)
@@ -33,18 +35,24 @@ class Edit:
     creating: bool
     message: str
 
+    def plain(self) -> Edit:
+        """This edit with LF line endings: a browser's CRLF is no change to the file."""
+        return replace(self, text=plain_newlines(self.text))
+
 
 @dataclass(frozen=True)
 class HistoryEntry:
-    """One revision with its diff against the one before."""
+    """One revision, its number among the reference's revisions (1 is the oldest) and its
+    diff against the one before."""
 
     row: RevisionRow
+    number: int
     diff: str
 
 
 def file_bytes(text: str) -> bytes:
     """What a text is saved as: UTF-8 with plain newlines."""
-    return text.replace("\r\n", "\n").encode("utf-8")
+    return plain_newlines(text).encode("utf-8")
 
 
 def validate_text(library: Library, reference_id: str, text: str) -> Reference:
@@ -56,6 +64,10 @@ def validate_text(library: Library, reference_id: str, text: str) -> Reference:
     path = reference_file(folder, reference_id)
     reference, problems = parse_reference(display_path(path, folder), data)
     errors = [problem for problem in problems if problem.severity == "error"]
+    errors.extend(
+        Problem(display_path(path, folder), line, "conflict", MARKER_LEFT)
+        for line in conflict_markers(text)
+    )
     errors.extend(_claims_taken(library, reference))
     if errors or reference is None:
         raise InvalidReference(errors)
@@ -77,6 +89,7 @@ def _claims_taken(library: Library, reference: Reference | None) -> list[Problem
 
 def save_reference(library: Library, edit: Edit, author: str) -> Saved:
     """Validate and save `edit` (see app.store.saves for the order), then serve it."""
+    edit = edit.plain()
     return _store(library, validate_text(library, edit.reference_id, edit.text), edit, author)
 
 
@@ -95,7 +108,9 @@ def save_as_editor(library: Library, editor_id: int, author: str, edit: Edit) ->
     front end shows it with its problems). Once it is valid, any failure to store it keeps
     the text as a draft (when the database takes it) before the error goes on to the front
     end, which shows the text again; a conflict's StaleBase carries the diff from the file
-    on disk to it. A save drops the editor's drafts."""
+    on disk to it. A save drops the editor's drafts. Line endings are made plain first, so
+    the draft, the diff and the file all hold what the editor meant."""
+    edit = edit.plain()
     reference = validate_text(library, edit.reference_id, edit.text)
     try:
         saved = _store(library, reference, edit, author)
@@ -146,22 +161,23 @@ def history(library: Library, reference_id: str) -> list[HistoryEntry]:
         raise NotFound(f"no revisions of '{reference_id[:100]}'", field="id")
     older = [row.content for row in rows[1:]] + [""]
     return [
-        HistoryEntry(row, unified_diff(previous, row.content, "before", "after"))
-        for row, previous in zip(rows, older, strict=True)
+        HistoryEntry(row, len(rows) - index, unified_diff(previous, row.content, "before", "after"))
+        for index, (row, previous) in enumerate(zip(rows, older, strict=True))
     ]
 
 
-def revision_text(library: Library, reference_id: str, revision_id: int) -> str:
-    """The text of one revision of a reference, or NotFound."""
-    for row in revisions.revisions(library.engine, reference_id):
+def revision_text(library: Library, reference_id: str, revision_id: int) -> tuple[int, str]:
+    """The number (as the history lists it) and text of one revision, or NotFound."""
+    rows = revisions.revisions(library.engine, reference_id)
+    for index, row in enumerate(rows):
         if row.id == revision_id:
-            return row.content
+            return len(rows) - index, row.content
     raise NotFound(f"no revision {revision_id} of '{reference_id[:100]}'", field="revision")
 
 
 def unified_diff(old: str, new: str, old_name: str, new_name: str) -> str:
-    """A unified diff of two texts, for conflicts and history."""
-    lines = difflib.unified_diff(
-        old.splitlines(keepends=True), new.splitlines(keepends=True), old_name, new_name
+    """A unified diff of two texts, for conflicts and history; line endings are no change."""
+    lines = list(
+        difflib.unified_diff(split_lines(old), split_lines(new), old_name, new_name, lineterm="")
     )
-    return "".join(lines)
+    return "\n".join(lines) + "\n" if lines else ""

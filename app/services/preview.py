@@ -4,7 +4,9 @@ its own messages and for the labelled lines, and the text a new reference starts
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
+from app.domain.catalog import Catalog
 from app.domain.matching.labelled import read_labelled
 from app.domain.matching.selfcheck import (
     LineVerdict,
@@ -13,6 +15,7 @@ from app.domain.matching.selfcheck import (
     message_problems,
 )
 from app.domain.references.document import Reference
+from app.domain.references.merge import plain_newlines
 from app.domain.references.problems import Problem
 from app.services.editing import validate_text
 from app.services.library import Library
@@ -23,6 +26,28 @@ TEMPLATE_OPENING = "````markdown\n"
 TEMPLATE_CLOSING = "````"
 MESSAGE_OPENING = "```text\n"
 MESSAGE_CLOSING = "\n```"
+FRONT_MATTER_FENCE = "---\n"
+SECTION_PREFIX = "## "
+MESSAGE_HEADING = "## Message"
+# Front matter a reference started from a gap leaves out: not every reference has one.
+OPTIONAL_KEYS = frozenset({"calculator"})
+
+
+SHOWN_LINE_CHARS = 160  # a labelled line is shown this far; the file names the rest
+Direction = Literal["now-right", "now-wrong", "moved"]
+
+
+@dataclass(frozen=True)
+class VerdictChange:
+    """A labelled line the edit places differently than the saved version does, with every
+    reference named by its title."""
+
+    text: str
+    file: str
+    expected: str
+    before: str
+    after: str
+    direction: Direction
 
 
 @dataclass(frozen=True)
@@ -33,34 +58,73 @@ class Preview:
     collisions: list[Problem]
     labelled_total: int
     labelled_right: int
-    changed: list[tuple[LineVerdict, LineVerdict]]
+    changes: list[VerdictChange]
+
+    @property
+    def now_right(self) -> int:
+        return sum(change.direction == "now-right" for change in self.changes)
+
+    @property
+    def now_wrong(self) -> int:
+        return sum(change.direction == "now-wrong" for change in self.changes)
 
 
 def preview(library: Library, reference_id: str, text: str) -> Preview:
     """Validate `text` (InvalidReference lists every problem) and judge it against the live
     catalog; nothing is saved."""
-    reference = validate_text(library, reference_id, text)
+    reference = validate_text(library, reference_id, plain_newlines(text))
     catalog = library.catalog
     edited_index = index_with_edit(list(catalog.references.values()), reference)
     labelled = read_labelled(library.settings.labelled_dir)
     before = judge_lines(catalog.index, labelled)
     after = judge_lines(edited_index, labelled)
-    changed = [
-        (old, new)
+    changes = [
+        _change(catalog, reference, old, new)
         for old, new in zip(before, after, strict=True)
-        if (old.top, old.confident) != (new.top, new.confident)
+        if (old.top, old.confident, old.right) != (new.top, new.confident, new.right)
     ]
     return Preview(
         reference=reference,
         collisions=message_problems(edited_index, [reference]),
         labelled_total=len(after),
         labelled_right=sum(verdict.right for verdict in after),
-        changed=changed,
+        changes=changes,
     )
 
 
+def _change(
+    catalog: Catalog, edited: Reference, before: LineVerdict, after: LineVerdict
+) -> VerdictChange:
+    direction: Direction = "moved"
+    if before.right != after.right:
+        direction = "now-right" if after.right else "now-wrong"
+    return VerdictChange(
+        text=after.line.text[:SHOWN_LINE_CHARS],
+        file=after.line.file,
+        expected=_name(catalog, edited, after.line.expected) if after.line.expected else "none",
+        before=_placed(catalog, edited, before),
+        after=_placed(catalog, edited, after),
+        direction=direction,
+    )
+
+
+def _placed(catalog: Catalog, edited: Reference, verdict: LineVerdict) -> str:
+    if verdict.top is None:
+        return "nothing"
+    name = _name(catalog, edited, verdict.top)
+    return name if verdict.confident else f"{name} (weak)"
+
+
+def _name(catalog: Catalog, edited: Reference, reference_id: str) -> str:
+    """A reference's title and id (the edited one by its new title)."""
+    found = edited if reference_id == edited.id else catalog.references.get(reference_id)
+    return f"{found.title} ({reference_id})" if found is not None else reference_id
+
+
 def new_reference_text(library: Library, gap_id: int | None) -> str:
-    """The references README's template, with a gap's template as its message when given."""
+    """The references README's template; from a gap, that template's outline holding the
+    gap's line as its message and nothing else: every example value, the calculator, the
+    placeholder source and prose are left out, so nothing unrelated is saved by mistake."""
     readme = library.settings.references_dir / "README.md"
     text = readme.read_text(encoding="utf-8") if readme.is_file() else ""
     # The README shows smaller examples earlier on; the template is the block under its heading.
@@ -69,11 +133,32 @@ def new_reference_text(library: Library, gap_id: int | None) -> str:
         return ""
     template = text.split(TEMPLATE_OPENING, 1)[1].split(TEMPLATE_CLOSING, 1)[0]
     message = gap_template(library, gap_id) if gap_id is not None else None
-    if message is None:
-        return template
-    opening = template.find(MESSAGE_OPENING)
-    closing = template.find(MESSAGE_CLOSING, opening + 1) if opening >= 0 else -1
-    if closing < 0:
-        return template
-    start = opening + len(MESSAGE_OPENING)
-    return template[:start] + message + template[closing:]
+    return template if message is None else outline(template, message)
+
+
+def outline(template: str, message: str) -> str:
+    """The front matter keys and section headings of `template`, values and bodies empty,
+    with `message` as the one message block; keys that only some references have (an
+    optional block such as `calculator:`) go."""
+    head, _, body = template.removeprefix(FRONT_MATTER_FENCE).partition(FRONT_MATTER_FENCE)
+    keys = []
+    for line in head.splitlines():
+        key, colon, value = line.partition(":")
+        if not colon or line[:1].isspace() or not key.isidentifier() or key in OPTIONAL_KEYS:
+            continue
+        keys.append(f"{key}: []" if value.strip().startswith("[") else f"{key}:")
+    sections = []
+    for line in body.splitlines():
+        if line.startswith(SECTION_PREFIX):
+            block = (
+                f"{MESSAGE_OPENING}{message}{MESSAGE_CLOSING}\n" if line == MESSAGE_HEADING else ""
+            )
+            sections.append(f"{line}\n\n{block}")
+    return (
+        FRONT_MATTER_FENCE
+        + "\n".join(keys)
+        + "\n"
+        + FRONT_MATTER_FENCE
+        + "\n"
+        + "\n".join(sections)
+    )

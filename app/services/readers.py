@@ -4,8 +4,10 @@ reference helped (feedback counts)."""
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import dataclass
 
 from app.config import Settings
+from app.domain.matching.normalize import normalize_line, restore_error_codes
 from app.services.library import Library
 from app.store import feedback, gaps
 from app.store.db import make_engine, reading, upgrade_database, writing
@@ -13,17 +15,32 @@ from app.store.feedback import FeedbackCounts
 from app.store.models import GapRow
 
 
-def list_gaps(library: Library) -> list[GapRow]:
+@dataclass(frozen=True)
+class Gap:
+    """An unanswered query, and its line as a reference's message block would hold it."""
+
+    row: GapRow
+    message: str
+
+
+def gap_message(row: GapRow) -> str:
+    """A gap's line in the form authors write: its (redacted) example normalised again, so a
+    row stored by an older normaliser reads right too, with Xid numbers as printed (the
+    stored template spells them `xid79`, the matcher's token)."""
+    return restore_error_codes(normalize_line(row.example)) or row.template
+
+
+def list_gaps(library: Library) -> list[Gap]:
     """The unanswered queries, most asked first."""
     with reading(library.engine) as session:
-        return gaps.list_gaps(session)
+        return [Gap(row, gap_message(row)) for row in gaps.list_gaps(session)]
 
 
 def gap_template(library: Library, gap_id: int) -> str | None:
-    """The redacted template of one unanswered query, None when it is gone."""
+    """The line of one unanswered query as a message, None when it is gone."""
     with reading(library.engine) as session:
         row = session.get(GapRow, gap_id)
-    return row.template if row is not None else None
+    return gap_message(row) if row is not None else None
 
 
 def prune_gaps(settings: Settings) -> int:

@@ -48,6 +48,16 @@ def revisions(engine: Engine, reference_id: str) -> list[RevisionRow]:
         return list(rows)
 
 
+def revision_text_by_hash(engine: Engine, reference_id: str, hash_: str) -> str | None:
+    """The text of the newest revision of `reference_id` whose content hash is `hash_`
+    (the base an editor started from), None when no revision has it."""
+    with Session(engine) as session:
+        query = select(RevisionRow.content).where(
+            RevisionRow.reference_id == reference_id, RevisionRow.content_hash == hash_
+        )
+        return session.exec(query.order_by(col(RevisionRow.id).desc()).limit(1)).first()
+
+
 def keep_draft(engine: Engine, editor_id: int, reference_id: str, text: str) -> bool:
     """Store text that could not be saved; False when the database could not take it
     either (locked past the busy timeout, full), which is logged."""

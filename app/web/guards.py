@@ -61,13 +61,22 @@ def optional_editor(request: Request, library: LibraryDep) -> Editor | None:
             return Editor(editor_by_token(library, token), "token")
         except AuthError as error:
             raise Unauthorized(f"token refused: {error}") from None
-    if session_id:
-        try:
-            row, live = editor_by_session(library, session_id)
-        except AuthError:
-            return None
-        return Editor(row, "session", live.csrf_token, session_id)
-    return None
+    return _session_editor(library, session_id) if session_id else None
+
+
+def _session_editor(library: LibraryDep, session_id: str) -> Editor | None:
+    try:
+        row, live = editor_by_session(library, session_id)
+    except AuthError:
+        return None
+    return Editor(row, "session", live.csrf_token, session_id)
+
+
+def remember_signed_in(request: Request, library: LibraryDep) -> None:
+    """Note who is signed in by session cookie, for the page header (`signed_in` in every
+    template); nobody is refused, and a page never reads a Bearer token."""
+    session_id = request.cookies.get(SESSION_COOKIE)
+    request.state.editor = _session_editor(library, session_id) if session_id else None
 
 
 def writable(library: LibraryDep) -> None:

@@ -41,7 +41,12 @@ def path_with_query(
     return page_path(context["request"], name, query, **params)
 
 
-templates = Jinja2Templates(directory=TEMPLATES_DIR)
+def signed_in(request: Request) -> dict[str, Any]:
+    """Who the page header names as signed in: what `guards.remember_signed_in` found."""
+    return {"signed_in": getattr(request.state, "editor", None)}
+
+
+templates = Jinja2Templates(directory=TEMPLATES_DIR, context_processors=[signed_in])
 templates.env.globals["url_for"] = path_for
 templates.env.globals["url_with_query"] = path_with_query
 templates.env.filters["ranges"] = number_ranges

@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 import pytest
 
 from app.config import Settings
 from app.errors import StaleBase
-from app.services.editing import Edit, editable_file, latest_draft, save_as_editor
+from app.services.editing import (
+    Edit,
+    editable_file,
+    history,
+    latest_draft,
+    revision_text,
+    save_as_editor,
+    unified_diff,
+)
 from app.services.editors import add_editor
 from app.services.library import Library, open_library
 from app.store.db import writing
@@ -61,3 +70,43 @@ def test_a_save_drops_the_editors_drafts(library: Library, editor_id: int) -> No
     saved = save_as_editor(library, editor_id, "ann", edit_of(library, "A host that died."))
     assert latest_draft(library, editor_id, "stuck-rank") is None
     assert library.catalog.references["stuck-rank"].content_hash == saved.content_hash
+
+
+def test_a_browser_s_crlf_is_no_change_in_the_conflict_diff_or_the_draft(
+    library: Library, editor_id: int
+) -> None:
+    plain = edit_of(library, "A host that died.", base="0" * 64)
+    crlf = replace(plain, text=plain.text.replace("\n", "\r\n"))
+    with pytest.raises(StaleBase) as raised:
+        save_as_editor(library, editor_id, "ann", crlf)
+    diff = raised.value.diff or ""
+    changed = [line for line in diff.splitlines() if line[:1] in "+-"]
+    assert changed == [
+        "--- on disk now",
+        "+++ your version",
+        "-3. **A dead host.** The process is gone.",
+        "+3. **A host that died.** The process is gone.",
+    ]
+    kept = latest_draft(library, editor_id, "stuck-rank")
+    assert kept is not None
+    assert kept.text == plain.text
+
+
+def test_a_crlf_save_writes_plain_newlines(library: Library, editor_id: int) -> None:
+    plain = edit_of(library, "A host that died.")
+    crlf = replace(plain, text=plain.text.replace("\n", "\r\n"))
+    save_as_editor(library, editor_id, "ann", crlf)
+    found = editable_file(library, "stuck-rank")
+    assert found is not None
+    assert found[0] == plain.text
+
+
+def test_history_numbers_revisions_as_the_list_and_ignores_line_endings(
+    library: Library, editor_id: int
+) -> None:
+    save_as_editor(library, editor_id, "ann", edit_of(library, "A host that died."))
+    entries = history(library, "stuck-rank")
+    assert [entry.number for entry in entries] == [2, 1]
+    assert unified_diff("a\r\nb\r\n", "a\nb\n", "before", "after") == ""
+    number, text = revision_text(library, "stuck-rank", entries[-1].row.id or 0)
+    assert (number, text) == (1, entries[-1].row.content)

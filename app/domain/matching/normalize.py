@@ -103,6 +103,15 @@ HEX_RE = re.compile(
 # `Xid (PCI:0000:3b:00): 79`, `SXid (PCI:0000:0a:00.0): 20034`, `Xid 79`: the bounded
 # parenthesis and the digits make it linear.
 XID_RE = re.compile(r"\b(S?Xid)\b((?:\s*\([^)\n]{0,40}\))?\s*:?\s*)(\d{1,5})\b")
+# What `keep_error_codes` made of it (`Xid (PCI:<hex>): xid79`), to be read back as written.
+KEPT_XID_RE = re.compile(r"\b(S?Xid)\b((?:\s*\([^)\n]{0,40}\))?\s*:?\s*)s?xid(\d{1,5})\b")
+# A PCI bus id, `0000:3b:00` or `00000000:3B:00.0`: hex fields, so the number mask would
+# read `3b` as a number glued to a `b` (`<n>:<n>b:<n>`).
+PCI_RE = re.compile(
+    r"(?<![\w.])(?<![0-9a-fA-F]:)"
+    r"[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?"
+    r"(?![\w.]|:[0-9a-fA-F])"
+)
 DIMENSIONS_RE = re.compile(r"\b\d+(?:x\d+)+\b")
 NUMBER_RE = re.compile(r"(?<![\w.])\d+(?:\.\d+)*(?:[eE][-+]?\d+)?")
 SHAPE_RE = re.compile(
@@ -155,6 +164,16 @@ def keep_error_codes(line: str) -> str:
     if "id" not in line:
         return line
     return XID_RE.sub(lambda f: f"{f.group(1)}{f.group(2)}{f.group(1).lower()}{f.group(3)}", line)
+
+
+def restore_error_codes(line: str) -> str:
+    """A normalised line as a person writes it: `keep_error_codes` undone (`Xid (...): 79`)."""
+    return KEPT_XID_RE.sub(lambda f: f"{f.group(1)}{f.group(2)}{f.group(3)}", line)
+
+
+def mask_pci_ids(line: str) -> str:
+    """PCI bus ids (`0000:3b:00`, `00000000:3B:00.0`) become `<hex>`."""
+    return PCI_RE.sub("<hex>", line) if ":" in line else line
 
 
 def mask_urls(line: str) -> str:
@@ -214,6 +233,7 @@ MASKS: tuple[Callable[[str], str], ...] = (
     mask_ips,
     mask_paths,
     mask_hosts,
+    mask_pci_ids,
     mask_hex,
     mask_dimensions,
     mask_numbers,

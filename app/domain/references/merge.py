@@ -150,3 +150,16 @@ def conflict_markers(text: str) -> list[int]:
     """The 1-based lines of `text` that are a conflict marker this module writes."""
     markers = (THEIRS_MARKER, YOURS_MARKER)
     return [number for number, line in enumerate(split_lines(text), 1) if line in markers]
+
+
+def two_way(theirs: str, yours: str) -> Merge:
+    """Without the base, nothing says who changed what: every stretch where the two
+    differ is a conflict, and the stretches they share stay as they are."""
+    ours, other = split_lines(theirs), split_lines(yours)
+    hunks = []
+    matcher = SequenceMatcher(None, ours, other, autojunk=False)
+    for tag, t_start, t_end, y_start, y_end in matcher.get_opcodes():
+        kept, mine = tuple(ours[t_start:t_end]), tuple(other[y_start:y_end])
+        kind: HunkKind = "unchanged" if tag == "equal" else "conflict"
+        hunks.append(Hunk(kind, kept if tag == "equal" else (), kept, mine, t_start + 1))
+    return Merge(tuple(hunks))

@@ -11,7 +11,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from app.domain.references.frontmatter import split_front_matter
 from app.domain.references.problems import InvalidReference, Problem
 from app.errors import AuthError, FailrefError, FrontMatterError, InvalidInput, StaleBase
-from app.services import editing, editors, preview, readers
+from app.services import conflicts, editing, editors, preview, readers
 from app.services.library import Library
 from app.urls import REFERENCE_EDIT, REFERENCE_HISTORY, REFERENCE_RESTORE
 from app.web.bodies import SafeBodyRoute
@@ -216,13 +216,17 @@ def _save(request: Request, library: Library, editor: Editor, draft: Draft) -> R
 def _conflict(
     request: Request, library: Library, editor: Editor, draft: Draft, error: StaleBase
 ) -> HTMLResponse:
-    """The form again with the file on disk now, the diff to the editor's text (which the
-    service kept as a draft), and the current version as the new base."""
+    """The form again holding the three versions merged (the editor's own text is kept as a
+    draft by the service), the stretches both sides changed to decide, and the current
+    version as the new base."""
     refreshed = editing.editable_file(library, draft.reference_id or "")
-    conflict = {"message": str(error), "current": error.current_text, "diff": error.diff}
-    new_base = refreshed[1] if refreshed else ""
-    kept = Draft(draft.reference_id, draft.text, new_base, draft.message, draft.creating)
-    return _editor_page(request, kept, editor, status=409, conflict=conflict)
+    theirs, new_base = refreshed if refreshed else (None, "")
+    view = conflicts.conflict_view(
+        library, draft.reference_id or "", draft.base or None, theirs, draft.text, str(error)
+    )
+    text = view.merge.text if view.merge else draft.text
+    kept = Draft(draft.reference_id, text, new_base, draft.message, draft.creating)
+    return _editor_page(request, kept, editor, status=409, conflict=view)
 
 
 def _preview(request: Request, library: Library, editor: Editor, draft: Draft) -> HTMLResponse:
@@ -260,9 +264,9 @@ def restore(
 ) -> Response:
     """Save an old revision's text as a new revision (history is never rewritten)."""
     check_csrf(editor, csrf_token)
-    text = editing.revision_text(library, reference_id, revision_id)
+    number, text = editing.revision_text(library, reference_id, revision_id)
     found = editing.editable_file(library, reference_id)
-    draft = Draft(reference_id, text, found[1] if found else "", f"restored revision {revision_id}")
+    draft = Draft(reference_id, text, found[1] if found else "", f"restored revision {number}")
     return _save(request, library, editor, draft)
 
 

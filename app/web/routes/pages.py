@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Form, Query, Request
+from fastapi import APIRouter, Depends, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.domain.calculators import CALCULATORS, get_calculator
@@ -28,14 +28,18 @@ from app.services.schemas import confidence_note
 from app.urls import REFERENCE_FEEDBACK, REFERENCE_PAGE
 from app.web.bodies import SafeBodyRoute
 from app.web.deps import CatalogDep, LibraryDep
-from app.web.guards import OptionalEditor, Writable, same_origin
+from app.web.guards import OptionalEditor, Writable, remember_signed_in, same_origin
 from app.web.ratelimit import RateLimited, spend_budget
 from app.web.templating import page, page_path
 from app.web.views.calculator_panel import CalculatorPanel, build_panel, preset_inputs
 from app.web.views.log_view import linked_lines, log_view
 from app.web.views.paste import CONTEXT_LABELS, EXAMPLES, PasteForm
 
-router = APIRouter(include_in_schema=False, route_class=SafeBodyRoute)
+router = APIRouter(
+    include_in_schema=False,
+    route_class=SafeBodyRoute,
+    dependencies=[Depends(remember_signed_in)],
+)
 
 
 def paste_page(

@@ -15,6 +15,7 @@ from app.domain.references.merge import (
     merge_texts,
     plain_newlines,
     split_lines,
+    two_way,
 )
 
 BASE = "".join(f"line {n}\n" for n in range(1, 11))
@@ -166,3 +167,14 @@ def test_random_edits_in_separate_stretches_merge_to_both(seed: int) -> None:
     expected = theirs[: theirs.index("b14")] + yours[yours.index("b14") :]
     assert split_lines(merged.text) == expected
     assert merge_lines(base, yours, theirs).text == merged.text
+
+
+def test_without_a_base_every_difference_is_a_conflict() -> None:
+    theirs, yours = edit(BASE, 2, "two"), edit(BASE, 9, "nine")
+    merged = two_way(theirs, yours)
+    assert [(hunk.theirs, hunk.yours) for hunk in merged.conflicts] == [
+        (("two",), ("line 2",)),
+        (("line 9",), ("nine",)),
+    ]
+    assert conflict_markers(merged.text) == [2, 6, 13, 17]
+    assert two_way(BASE, BASE.replace("\n", "\r\n")).conflicts == []

@@ -77,6 +77,23 @@ def test_put_with_a_stale_etag_is_412_with_a_diff(client: TestClient, token: str
     assert [d.text for d in drafts] == [text.replace("A dead host.", "Second.")]
 
 
+def test_crlf_bodies_save_plain_newlines_and_diff_only_what_changed(
+    client: TestClient, token: str
+) -> None:
+    text, etag = current(client)
+    crlf = text.replace("A dead host.", "First.").replace("\n", "\r\n")
+    assert put(client, crlf, token, **{"if-match": etag}).status_code == 200
+    path = library_of(client).settings.references_dir / "stuck-rank.md"
+    assert path.read_bytes() == text.replace("A dead host.", "First.").encode()
+    stale = text.replace("A dead host.", "Second.").replace("\n", "\r\n")
+    error = put(client, stale, token, **{"if-match": etag}).json()["error"]
+    changed = [line for line in error["diff"].splitlines() if line[:1] in "+-"]
+    assert changed[2:] == [
+        "-3. **First.** The process is gone.",
+        "+3. **Second.** The process is gone.",
+    ]
+
+
 def test_put_without_if_match_is_428(client: TestClient, token: str) -> None:
     before = state(client)
     response = put(client, current(client)[0], token)

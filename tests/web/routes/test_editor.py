@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -88,7 +89,14 @@ def test_preview_lists_validation_errors_with_lines(client: TestClient) -> None:
     response = client.post(
         "/r/stuck-rank/edit", data={**fields, "text": broken, "action": "preview"}
     )
-    assert "line 34: sections: unexpected section &#39;Sauces&#39;" in response.text
+    link = (
+        '<a href="#L34" data-line="34">line 34</a>: sections: unexpected section &#39;Sauces&#39;'
+    )
+    assert link in response.text
+    # The link lands on line 34 of the numbered copy of the submitted text.
+    assert '<span class="log-line" id="L34"><a class="ln" href="#L34">34</a>## Sauces</span>' in (
+        response.text
+    )
 
 
 def test_save_writes_the_file_records_a_revision_and_reloads(client: TestClient) -> None:
@@ -121,21 +129,84 @@ def test_invalid_save_is_422_and_writes_nothing(client: TestClient) -> None:
     assert (library_of(client).settings.references_dir / "stuck-rank.md").read_text() == text
 
 
-def test_stale_save_is_409_with_both_versions_and_the_text_kept(client: TestClient) -> None:
+def test_stale_save_is_409_with_the_overlap_to_decide_and_the_text_kept(
+    client: TestClient,
+) -> None:
     sign_in(client)
     text, fields = edit_page(client)
     path = library_of(client).settings.references_dir / "stuck-rank.md"
     path.write_text(text.replace("A dead host.", "A host changed in git."))
-    mine = text.replace("A dead host.", "My change.")
+    mine = text.replace("A dead host.", "My change.").replace("\n", "\r\n")
     response = client.post("/r/stuck-rank/edit", data={**fields, "text": mine, "action": "save"})
     assert response.status_code == 409
-    assert "A host changed in git." in response.text
-    assert "My change." in response.text
-    assert "+3. **My change.**" in response.text or "My change" in response.text
     assert "A host changed in git." in path.read_text()
+    html = response.text
+    # One stretch to decide, not the whole file: the browser's CRLF endings are no change.
+    assert "1 stretch changed on both sides" in html
+    assert html.count('class="conflict-hunk"') == 1
+    assert "When you started" in html
+    textarea = html.split('name="text"', 1)[1].split("</textarea>", 1)[0]
+    assert (
+        "&lt;&lt;&lt;&lt;&lt;&lt;&lt; saved meanwhile\n3. **A host changed in git.** " in textarea
+    )
+    assert (
+        "The process is gone.\n=======\n3. **My change.** The process is gone.\n&gt;&gt;&gt;"
+        in (textarea)
+    )
+    assert "\r" not in textarea
     again = client.get("/r/stuck-rank/edit")
     assert "kept after a conflict" in again.text
     assert "My change." in again.text
+
+
+def test_changes_that_do_not_overlap_are_merged_ready_to_save(client: TestClient) -> None:
+    sign_in(client)
+    text, fields = edit_page(client)
+    path = library_of(client).settings.references_dir / "stuck-rank.md"
+    theirs = text.replace("A dead host.", "A host changed in git.")
+    path.write_text(theirs)
+    # Cause 1, two lines above theirs: apart, so both merge (adjacent lines would overlap).
+    mine = text.replace("Compilation on one rank.", "Compiling on one rank.")
+    response = client.post("/r/stuck-rank/edit", data={**fields, "text": mine, "action": "save"})
+    assert response.status_code == 409
+    assert "Nothing overlaps" in response.text
+    assert 'class="conflict-hunk"' not in response.text
+    merged = theirs.replace("Compilation on one rank.", "Compiling on one rank.")
+    again = form_fields(response.text)
+    saved = client.post(
+        "/r/stuck-rank/edit",
+        data={**again, "text": merged, "action": "save"},
+        follow_redirects=False,
+    )
+    assert saved.status_code == 303
+    assert path.read_text() == merged
+
+
+def test_a_save_with_a_conflict_marker_left_in_is_refused(client: TestClient) -> None:
+    sign_in(client)
+    text, fields = edit_page(client)
+    marked = text.replace(
+        "3. **A dead host.**", "<<<<<<< saved meanwhile\n3. **A dead host.**\n======="
+    ).replace("The process is gone.", "The process is gone.\n>>>>>>> your version")
+    response = client.post("/r/stuck-rank/edit", data={**fields, "text": marked, "action": "save"})
+    assert response.status_code == 422
+    assert "conflict: a conflict marker is left in" in response.text
+    assert (
+        "A dead host." in (library_of(client).settings.references_dir / "stuck-rank.md").read_text()
+    )
+
+
+def test_a_save_from_a_browser_stores_plain_newlines(client: TestClient) -> None:
+    sign_in(client)
+    text, fields = edit_page(client)
+    crlf = text.replace("A dead host.", "A host that died.").replace("\n", "\r\n")
+    client.post("/r/stuck-rank/edit", data={**fields, "text": crlf, "action": "save"})
+    path = library_of(client).settings.references_dir / "stuck-rank.md"
+    assert path.read_bytes() == text.replace("A dead host.", "A host that died.").encode()
+    newest = client.get("/r/stuck-rank/history").text.split('<li value="1">')[0]
+    assert newest.count('<ins class="diff-add">') == 1
+    assert newest.count('<del class="diff-del">') == 1
+    assert '<ins class="diff-add">+3. **A host that died.** The process is gone.</ins>' in newest
 
 
 def test_missing_csrf_token_is_403(client: TestClient) -> None:
@@ -198,9 +269,7 @@ def test_history_lists_revisions_and_restore_makes_a_new_one(client: TestClient)
     assert history.status_code == 200
     assert "files" in history.text
     assert "second" in history.text
-    first_id = min(
-        int(x) for x in __import__("re").findall(r"/r/stuck-rank/restore/(\d+)", history.text)
-    )
+    first_id = min(int(x) for x in re.findall(r"/r/stuck-rank/restore/(\d+)", history.text))
     restored = client.post(
         f"/r/stuck-rank/restore/{first_id}",
         data={"csrf_token": fields["csrf_token"]},
@@ -208,7 +277,12 @@ def test_history_lists_revisions_and_restore_makes_a_new_one(client: TestClient)
     )
     assert restored.status_code == 303
     assert (library_of(client).settings.references_dir / "stuck-rank.md").read_text() == text
-    assert "restored revision" in client.get("/r/stuck-rank/history").text
+    after = client.get("/r/stuck-rank/history").text
+    # Numbered as the list is (1 is the oldest), not by database id.
+    assert "restored revision 1" in after
+    numbers = re.findall(r'<li value="(\d+)">\s*<h2>Revision (\d+) ', after)
+    assert numbers == [("3", "3"), ("2", "2"), ("1", "1")]
+    assert "Restore revision 1" in after
 
 
 def test_gaps_list_shows_redacted_unanswered_queries(client: TestClient) -> None:
@@ -230,8 +304,52 @@ def test_gaps_list_shows_redacted_unanswered_queries(client: TestClient) -> None
     assert "hunter2" not in page.text
     assert f"/new?gap={rows[0].id}" in page.text
     start = client.get(f"/new?gap={rows[0].id}")
-    assert "Connection refused for user bob password=&lt;secret&gt; at &lt;host&gt;" in start.text
-    assert "title: One line naming the failure" in start.text
+    textarea = start.text.split('name="text"', 1)[1].split("</textarea>", 1)[0]
+    line = "Connection refused for user bob password=&lt;secret&gt; at &lt;host&gt;"
+    assert f"## Message\n\n```text\n{line}\n```\n\n## Context" in textarea
+    # Nothing else is filled in: no example values, calculator or placeholder source.
+    for example in ("One line naming the failure", "calculator:", "example.org", "pytorch#12345"):
+        assert example not in textarea
+    assert "\ntitle:\n" in textarea
+
+
+def test_starting_a_reference_from_an_xid_gap_keeps_its_placeholders(client: TestClient) -> None:
+    sign_in(client)
+    shipped_readme = REFERENCES / "README.md"
+    (library_of(client).settings.references_dir / "README.md").write_text(
+        shipped_readme.read_text()
+    )
+    client.post("/api/v1/match", json={"log": "NVRM: Xid (PCI:0000:3b:00): 201, pid=1234, odd"})
+    page = client.get("/admin/gaps").text
+    line = "NVRM: Xid (PCI:&lt;hex&gt;): 201, pid=&lt;n&gt;, odd"
+    assert f"<code>{line}</code>" in page
+    gap_id = re.search(r"/new\?gap=(\d+)", page).group(1)  # type: ignore[union-attr]
+    start = client.get(f"/new?gap={gap_id}").text
+    assert f"```text\n{line}\n```" in start
+    assert "&lt;n&gt;b" not in start
+    assert "xid201" not in start
+
+
+def test_every_page_names_the_editor_signed_in_with_a_sign_out_button(
+    client: TestClient,
+) -> None:
+    sign_in(client)
+    csrf = form_fields(client.get("/r/stuck-rank/edit").text)["csrf_token"]
+    for path in ("/", "/references", "/r/stuck-rank", "/calculators", "/admin/gaps", "/new"):
+        html = client.get(path).text
+        assert "Signed in as <strong>ann</strong>" in html, path
+        assert '<form method="post" action="/logout" class="sign-out">' in html, path
+        assert f'name="csrf_token" value="{csrf}"' in html, path
+        assert '<a href="/new"' in html, path
+        assert '<a href="/admin/gaps"' in html, path
+    assert '<a href="/r/stuck-rank/history">History</a>' in client.get("/r/stuck-rank/edit").text
+
+
+def test_a_reader_sees_no_editor_bar(client: TestClient) -> None:
+    new_editor(client)
+    html = client.get("/").text
+    assert "Signed in as" not in html
+    assert "/logout" not in html
 
 
 def test_logout_ends_the_session_on_the_server(client: TestClient) -> None:
