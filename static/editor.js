@@ -23,6 +23,8 @@ function addGutter(area) {
     if (count === shown) return;
     shown = count;
     gutter.textContent = Array.from({ length: count }, (_, i) => String(i + 1)).join("\n") + "\n";
+    // The gutter is sized by hand (its CSS ignores its content): digits plus padding.
+    gutter.style.width = `calc(${String(count).length}ch + 1.1rem)`;
     gutter.scrollTop = area.scrollTop;
   };
   frame.classList.add("numbered");

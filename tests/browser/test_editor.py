@@ -1,0 +1,332 @@
+"""The docs writer's pages in Chromium: an editor that fills the page with line numbers and
+errors linked to their lines, a preview naming the labelled lines it moves, a three-way
+conflict, the signed-in bar on every page, coloured history diffs, starting from a gap."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from browser.axe import assert_no_axe_violations
+from browser.conftest import LiveServer, serve
+from playwright.sync_api import Page, ViewportSize, expect
+
+from app.config import PROJECT_ROOT
+from app.services.editors import add_editor
+from app.services.library import Library
+
+pytestmark = pytest.mark.browser
+
+DESKTOP: ViewportSize = {"width": 1280, "height": 900}
+PHONE: ViewportSize = {"width": 390, "height": 844}
+SCREENSHOTS_ENV = "FAILREF_SCREENSHOTS_DIR"
+MAX_SCREENSHOT_BYTES = 600_000
+# A line nothing covers, with a PCI bus id and an Xid number a normaliser could mangle.
+UNCOVERED_XID = "NVRM: Xid (PCI:0000:3b:00): 201, pid=1234, widget frobnication fault"
+
+
+@pytest.fixture(scope="module")
+def editing_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """A server of its own (these tests save files) on the shipped references and README."""
+    folder = PROJECT_ROOT / "references"
+    server = serve(tmp_path_factory.mktemp("editing"), sorted(folder.glob("*.md")))
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def token(editing_server: LiveServer) -> str:
+    library: Library = editing_server.server.config.app.state.library  # type: ignore[attr-defined]
+    return add_editor(library, "ann")
+
+
+@pytest.fixture
+def editor_page(
+    open_page: Callable[..., Page], editing_server: LiveServer, token: str
+) -> Callable[..., Page]:
+    """Opens a page signed in as the editor `ann`."""
+
+    def open_signed_in(viewport: ViewportSize = DESKTOP, javascript: bool = True) -> Page:
+        page = open_page(viewport=viewport, javascript=javascript, base_url=editing_server.url)
+        page.goto("/login")
+        page.fill("input[name=token]", token)
+        page.get_by_role("button", name="Sign in").click()
+        page.wait_for_url(re.compile(r"/$"))
+        return page
+
+    return open_signed_in
+
+
+def textarea_box(page: Page) -> dict[str, float]:
+    box = page.locator("#text").bounding_box()
+    assert box is not None
+    return {"width": box["width"], "height": box["height"]}
+
+
+def save(page: Page) -> None:
+    page.get_by_role("button", name="Save", exact=True).click()
+    page.wait_for_load_state()
+
+
+def test_the_editor_fills_the_width_and_most_of_the_height(
+    editor_page: Callable[..., Page],
+) -> None:
+    page = editor_page()
+    page.goto("/r/cuda-graph-capture/edit")
+    box = textarea_box(page)
+    assert box["width"] >= 0.8 * DESKTOP["width"], box
+    assert box["height"] >= 0.6 * DESKTOP["height"], box
+    assert_no_axe_violations(page)
+    phone = editor_page(viewport=PHONE)
+    phone.goto("/r/cuda-graph-capture/edit")
+    box = textarea_box(phone)
+    assert box["width"] >= 0.75 * PHONE["width"], box
+    assert box["height"] >= 0.6 * PHONE["height"], box
+    widths = phone.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert widths[0] <= widths[1]
+
+
+def test_line_numbers_follow_the_text_and_its_scrolling(editor_page: Callable[..., Page]) -> None:
+    page = editor_page()
+    page.goto("/r/cuda-graph-capture/edit")
+    lines = page.input_value("#text").count("\n") + 1
+    gutter = page.locator(".editor-frame .gutter")
+    assert gutter.inner_text().split() == [str(n) for n in range(1, lines + 1)]
+    assert gutter.get_attribute("aria-hidden") == "true"
+    page.locator("#text").press("Control+Home")
+    page.locator("#text").press("Enter")
+    assert gutter.inner_text().split()[-1] == str(lines + 1)
+    page.evaluate("document.querySelector('#text').scrollTop = 400")
+    page.wait_for_function("() => document.querySelector('.gutter').scrollTop === 400")
+    # Line 20 of the gutter sits level with line 20 of the text.
+    tops = page.evaluate(
+        """() => {
+          const area = document.querySelector('#text');
+          const gutter = document.querySelector('.gutter');
+          const style = getComputedStyle(area);
+          return [parseFloat(style.lineHeight), parseFloat(getComputedStyle(gutter).lineHeight),
+                  parseFloat(style.paddingTop) + parseFloat(style.borderTopWidth),
+                  parseFloat(getComputedStyle(gutter).paddingTop)
+                    + parseFloat(getComputedStyle(gutter).borderTopWidth)];
+        }"""
+    )
+    assert tops[0] == tops[1]
+    assert tops[2] == tops[3]
+
+
+def broken_preview(page: Page) -> int:
+    """Preview the reference with its Sources heading misspelt; the line it is on."""
+    page.goto("/r/cuda-graph-capture/edit")
+    text = page.input_value("#text")
+    line = text.split("\n").index("## Sources") + 1
+    page.fill("#text", text.replace("## Sources", "## Sauces"))
+    page.get_by_role("button", name="Preview").click()
+    page.wait_for_load_state()
+    return line
+
+
+def test_an_error_link_puts_the_caret_on_its_line(editor_page: Callable[..., Page]) -> None:
+    page = editor_page()
+    line = broken_preview(page)
+    link = page.locator(f".problems a[data-line='{line}']")
+    expect(link).to_have_text(f"line {line}")
+    link.click()
+    caret = page.evaluate(
+        """() => {
+          const area = document.querySelector('#text');
+          const before = area.value.slice(0, area.selectionStart);
+          return [document.activeElement === area, before.split('\\n').length,
+                  area.value.slice(area.selectionStart, area.selectionEnd)];
+        }"""
+    )
+    assert caret == [True, line, "## Sauces"]
+    assert page.evaluate("document.querySelector('#text').scrollTop") > 0
+    assert_no_axe_violations(page)
+
+
+def test_without_javascript_an_error_link_opens_the_numbered_text_at_its_line(
+    editor_page: Callable[..., Page],
+) -> None:
+    page = editor_page(javascript=False)
+    line = broken_preview(page)
+    page.locator(f".problems a[data-line='{line}']").click()
+    assert page.url.endswith(f"#L{line}")
+    target = page.locator(f"#L{line}")
+    expect(target).to_be_visible()
+    expect(target).to_contain_text("## Sauces")
+    assert page.locator(".editor-frame .gutter").count() == 0
+
+
+def test_the_preview_names_the_labelled_lines_whose_verdict_changed(
+    editor_page: Callable[..., Page],
+) -> None:
+    page = editor_page()
+    page.goto("/r/xid-79-fallen-off-bus/edit")
+    text = page.input_value("#text")
+    page.fill("#text", text.replace("fallen off the bus", "wandered off"))
+    page.get_by_role("button", name="Preview").click()
+    page.wait_for_load_state()
+    rows = page.locator("table.verdict-changes tbody tr")
+    assert rows.count() >= 1
+    first = rows.first.locator("td")
+    expect(first.nth(1)).to_contain_text("(xid-79-fallen-off-bus)")
+    expect(first.nth(2)).to_contain_text("(xid-79-fallen-off-bus)")
+    expect(first.nth(0)).to_contain_text(".yaml")
+    assert page.locator("table.verdict-changes tr.now-wrong").count() >= 1
+    expect(page.locator(".preview")).to_contain_text(
+        "placed differently than with the saved version"
+    )
+    assert_no_axe_violations(page)
+
+
+def test_a_conflict_merges_what_does_not_overlap_and_asks_about_the_rest(
+    editor_page: Callable[..., Page],
+) -> None:
+    page = editor_page()
+    page.goto("/r/gpu-p2p-blocked/edit")
+    base = page.input_value("#text")
+    # Meanwhile, another tab saves a change to the title and one further down.
+    other = page.context.new_page()
+    other.goto("/r/gpu-p2p-blocked/edit")
+    theirs = base.replace("falling back to NCCL.", "falling back to NCCL (theirs).")
+    theirs = theirs.replace("title: GPU peer-to-peer blocked", "title: GPU P2P blocked (theirs)")
+    other.fill("#text", theirs)
+    save(other)
+    assert "saved=1" in other.url
+    yours = base.replace("title: GPU peer-to-peer blocked", "title: GPU P2P blocked (yours)")
+    yours = yours.replace("**Virtual machines.**", "**Virtual machines (yours).**")
+    page.fill("#text", yours)
+    save(page)
+    conflict = page.locator("section.conflict")
+    expect(conflict).to_contain_text("Merged by themselves: 1 change of yours, 1 saved meanwhile.")
+    assert page.locator(".conflict-hunk").count() == 1
+    hunk = page.locator(".conflict-hunk")
+    expect(hunk.locator(".base")).to_contain_text("title: GPU peer-to-peer blocked")
+    expect(hunk.locator(".theirs")).to_contain_text("(theirs)")
+    expect(hunk.locator(".yours")).to_contain_text("(yours)")
+    merged = page.input_value("#text")
+    assert "falling back to NCCL (theirs)." in merged
+    assert "**Virtual machines (yours).**" in merged
+    assert "<<<<<<< saved meanwhile" in merged
+    # The page is short: the file is not shown twice.
+    assert page.evaluate("document.body.scrollHeight") < 4000
+    assert_no_axe_violations(page)
+    hunk.get_by_role("button", name="Keep yours").click()
+    settled = page.input_value("#text")
+    assert "<<<<<<<" not in settled
+    assert ">>>>>>>" not in settled
+    assert "title: GPU P2P blocked (yours)" in settled
+    save(page)
+    assert "saved=1" in page.url
+    expect(page.locator("h1")).to_contain_text("GPU P2P blocked (yours)")
+    page.goto("/r/gpu-p2p-blocked/edit")
+    assert page.input_value("#text") == yours.replace(
+        "falling back to NCCL.", "falling back to NCCL (theirs)."
+    )
+
+
+def test_every_page_says_who_is_signed_in_and_signs_out(
+    editor_page: Callable[..., Page],
+) -> None:
+    page = editor_page()
+    for path in ("/", "/references", "/r/cuda-out-of-memory", "/calculators", "/admin/gaps"):
+        page.goto(path)
+        bar = page.locator("header.site .signed-in")
+        expect(bar).to_contain_text("Signed in as ann")
+        expect(bar.get_by_role("link", name="New reference")).to_be_visible()
+        expect(bar.get_by_role("link", name="Gaps")).to_be_visible()
+    page.goto("/r/cuda-out-of-memory")
+    expect(page.locator(".signed-in").get_by_role("link", name="History")).to_have_attribute(
+        "href", "/r/cuda-out-of-memory/history"
+    )
+    assert_no_axe_violations(page)
+    page.get_by_role("button", name="Sign out").click()
+    page.wait_for_url(re.compile(r"/$"))
+    assert page.locator(".signed-in").count() == 0
+    assert page.goto("/r/cuda-out-of-memory/edit").status == 401  # type: ignore[union-attr]
+
+
+def test_history_diffs_are_coloured_and_numbered_as_the_list(
+    editor_page: Callable[..., Page],
+) -> None:
+    page = editor_page()
+    page.goto("/r/nvlink-errors/edit")
+    text = page.input_value("#text")
+    page.fill("#text", text.replace("## Context\n", "## Context\n\nA line added in a test.\n", 1))
+    save(page)
+    page.goto("/r/nvlink-errors/history")
+    entries = page.locator("ol.history > li")
+    assert entries.count() == 2
+    assert [entries.nth(i).get_attribute("value") for i in range(2)] == ["2", "1"]
+    expect(entries.nth(0).locator("h2")).to_contain_text("Revision 2 · ann")
+    expect(entries.nth(1).locator("h2")).to_contain_text("Revision 1 · files")
+    entries.nth(0).locator("summary").click()
+    added = entries.nth(0).locator("ins.diff-add", has_text="A line added in a test.")
+    expect(added).to_have_css("background-color", "rgb(218, 251, 225)")
+    hunk_header = entries.nth(0).locator(".diff-hunk").first
+    expect(hunk_header).to_have_css("background-color", "rgb(243, 240, 255)")
+    assert_no_axe_violations(page)
+
+
+def test_a_gap_starts_a_reference_holding_only_its_line(editor_page: Callable[..., Page]) -> None:
+    page = editor_page()
+    page.goto("/")
+    page.fill("textarea[name=log]", UNCOVERED_XID)
+    page.get_by_role("button", name="Find references").click()
+    page.wait_for_load_state()
+    page.goto("/admin/gaps")
+    row = page.locator("table.gaps tr", has_text="widget frobnication fault")
+    expect(row.locator("code").first).to_have_text(
+        "NVRM: Xid (PCI:<hex>): 201, pid=<n>, widget frobnication fault"
+    )
+    assert_no_axe_violations(page)
+    row.get_by_role("link", name="Start a reference").click()
+    text = page.input_value("#text")
+    assert "```text\nNVRM: Xid (PCI:<hex>): 201, pid=<n>, widget frobnication fault\n```" in text
+    for unrelated in ("calculator:", "example.org", "One line naming the failure", "xid201"):
+        assert unrelated not in text
+    assert_no_axe_violations(page)
+
+
+def test_screenshots_of_the_editor_and_a_conflict(
+    editor_page: Callable[..., Page], tmp_path: Path
+) -> None:
+    folder = Path(os.environ.get(SCREENSHOTS_ENV) or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    shots = []
+    for prefix, viewport, reference in (
+        ("", DESKTOP, "torch-compile-recompiles"),
+        ("phone-", PHONE, "dataloader-worker-killed"),
+    ):
+        page = editor_page(viewport=viewport)
+        page.goto(f"/r/{reference}/edit")
+        shots.append(folder / f"{prefix}editor.png")
+        page.screenshot(path=shots[-1])
+        base = page.input_value("#text")
+        other = page.context.new_page()
+        other.goto(f"/r/{reference}/edit")
+        theirs = base.replace("\ntitle: ", "\ntitle: (saved meanwhile) ", 1)
+        other.fill("#text", theirs.replace("\n## Context\n", "\n## Context\n\nTheirs.\n", 1))
+        save(other)
+        yours = base.replace("\ntitle: ", "\ntitle: (your edit) ", 1)
+        page.fill("#text", yours.replace("\n## Causes\n", "\nYours.\n\n## Causes\n", 1))
+        save(page)
+        expect(page.locator(".conflict-hunk")).to_have_count(1)
+        page.locator("section.conflict").scroll_into_view_if_needed()
+        shots.append(folder / f"{prefix}conflict.png")
+        page.screenshot(path=shots[-1], full_page=True, clip=clip(page, 1800))
+    for shot in shots:
+        assert 0 < shot.stat().st_size <= MAX_SCREENSHOT_BYTES, shot
+
+
+def clip(page: Page, height: int) -> dict[str, float]:
+    """The top `height` pixels of the page, at most the whole page."""
+    return {
+        "x": 0,
+        "y": 0,
+        "width": page.evaluate("window.innerWidth"),
+        "height": min(height, page.evaluate("document.body.scrollHeight")),
+    }
