@@ -221,9 +221,12 @@ def _conflict(
     version as the new base."""
     refreshed = editing.editable_file(library, draft.reference_id or "")
     theirs, new_base = refreshed if refreshed else (None, "")
-    view = conflicts.conflict_view(
-        library, draft.reference_id or "", draft.base or None, theirs, draft.text, str(error)
-    )
+    if draft.creating:  # nothing to merge into a new file: the id is taken
+        view = conflicts.ConflictView(str(error), None, False)
+    else:
+        view = conflicts.conflict_view(
+            library, draft.reference_id or "", draft.base or None, theirs, draft.text, str(error)
+        )
     text = view.merge.text if view.merge else draft.text
     kept = Draft(draft.reference_id, text, new_base, draft.message, draft.creating)
     return _editor_page(request, kept, editor, status=409, conflict=view)

@@ -253,6 +253,9 @@ def test_create_a_new_reference(client: TestClient) -> None:
     assert client.get("/r/brand-new").status_code == 200
     again = client.post("/new", data={**fields, "text": created, "action": "save"})
     assert again.status_code == 409
+    assert "brand-new exists already" in again.text
+    assert '<a href="/r/brand-new/edit">edit the existing reference</a>' in again.text
+    assert "&lt;&lt;&lt;&lt;&lt;&lt;&lt;" not in again.text
 
 
 def test_history_lists_revisions_and_restore_makes_a_new_one(client: TestClient) -> None:

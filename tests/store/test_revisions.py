@@ -1,0 +1,32 @@
+"""Revisions by content hash: the base a conflict's three-way view starts from."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from sqlalchemy import Engine
+
+from app.config import Settings
+from app.domain.references.document import content_hash
+from app.store.db import make_engine, upgrade_database, writing
+from app.store.revisions import record_revision, revision_text_by_hash
+
+
+@pytest.fixture
+def engine(settings: Settings) -> Iterator[Engine]:
+    made = make_engine(settings)
+    upgrade_database(made, settings)
+    yield made
+    made.dispose()
+
+
+def test_a_revision_is_found_by_its_hash_for_its_reference_only(engine: Engine) -> None:
+    with writing(engine) as session:
+        record_revision(session, "one", b"first\n", author="ann", message="a")
+        record_revision(session, "one", b"second\n", author="ann", message="b")
+        session.commit()
+    assert revision_text_by_hash(engine, "one", content_hash(b"first\n")) == "first\n"
+    assert revision_text_by_hash(engine, "one", content_hash(b"second\n")) == "second\n"
+    assert revision_text_by_hash(engine, "two", content_hash(b"first\n")) is None
+    assert revision_text_by_hash(engine, "one", "0" * 64) is None
