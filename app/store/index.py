@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from sqlmodel import Session, col, delete, select
 
 from app.domain.references.document import Reference
 from app.domain.references.folder import read_folder
 from app.domain.references.problems import Problem
-from app.store.models import AliasRow, IndexStateRow, ReferenceRow, utc_now
+from app.store.models import AliasRow, ConflictRow, IndexStateRow, ReferenceRow, utc_now
 from app.store.revisions import record_revision
 
 logger = logging.getLogger(__name__)
@@ -23,58 +24,124 @@ FILES_AUTHOR = "files"
 
 @dataclass(frozen=True)
 class SyncReport:
-    """What a sync changed in the index."""
+    """What a sync changed in the index, and the references it left alone because the folder
+    and the database both changed them since the last import (`conflicts`)."""
 
     added: list[str]
     updated: list[str]
     removed: list[str]
     unchanged: int
     problems: list[Problem]
+    conflicts: list[str] = field(default_factory=list)
 
     @property
     def errors(self) -> list[Problem]:
         return [problem for problem in self.problems if problem.severity == "error"]
 
 
+# What a sync does with one file, given its index row (see `fate_of`).
+Fate = Literal["import", "same", "database", "conflict"]
+
+
+def fate_of(row: ReferenceRow | None, file_hash: str) -> Fate:
+    """Import the file when it is new or only the folder changed it since the last import;
+    keep the database's text when only the database changed (a web edit); a conflict when
+    both did. A file equal to the database's text is the same, whoever wrote it."""
+    if row is None:
+        return "import"
+    if row.content_hash == file_hash:
+        return "same"
+    if row.imported_hash == file_hash:
+        return "database"
+    if row.imported_hash == row.content_hash:
+        return "import"
+    return "conflict"
+
+
 def sync_folder(session: Session, folder: Path) -> SyncReport:
     """Load what changed in `folder` into the index, in one transaction; broken files are
-    reported and the last good version of such a file keeps serving."""
+    reported and the last good version of such a file keeps serving, as does the database's
+    text of a reference the database changed since its last import (see `fate_of`)."""
     contents = read_folder(folder)
     if not folder.is_dir():
         return SyncReport([], [], [], 0, contents.problems)
     rows = {row.id: row for row in session.exec(select(ReferenceRow))}
-    broken = _ids_of_broken_files(contents.problems, folder)
+    # Ids whose index row does not take the folder's version now: their aliases stay.
+    kept = _ids_of_broken_files(contents.problems, folder)
+    served: list[Reference] = []
     added: list[str] = []
     updated: list[str] = []
+    conflicts: list[ConflictRow] = []
     unchanged = 0
     reparsed = False
     for reference in contents.references:
         row = rows.get(reference.id)
-        if row is not None and row.content_hash == reference.content_hash:
+        fate = fate_of(row, reference.content_hash)
+        if fate in ("database", "conflict"):
+            assert row is not None  # a missing row is always an import
+            kept.add(reference.id)
             unchanged += 1
-            if row.document != reference.model_dump_json():
-                # Same file, read by a newer parser: the index takes the new reading, and
-                # no revision is recorded since nobody changed the text.
-                store_reference(session, reference, row, aliases=False)
-                reparsed = True
+            if fate == "conflict":
+                data = contents.sources[reference.id]
+                conflicts.append(_conflict(row, reference.content_hash, data.decode("utf-8")))
             continue
-        store_reference(session, reference, row, aliases=False)
+        served.append(reference)
+        if fate == "same" and row is not None:
+            unchanged += 1
+            # Same text, read by a newer parser (the index takes the new reading), or an
+            # export wrote the database's text into the folder: no revision, nobody changed it.
+            newer_reading = row.document != reference.model_dump_json()
+            reparsed = reparsed or newer_reading
+            if newer_reading or row.imported_hash != reference.content_hash:
+                store_reference(session, reference, row, aliases=False, imported=True)
+            continue
+        store_reference(session, reference, row, aliases=False, imported=True)
         data = contents.sources[reference.id]
         record_revision(
             session, reference.id, data, author=FILES_AUTHOR, message="loaded from file"
         )
         (updated if row else added).append(reference.id)
-    present = {reference.id for reference in contents.references} | broken
-    removed = [reference_id for reference_id in rows if reference_id not in present]
+    present = {reference.id for reference in contents.references} | kept
+    gone = [row for reference_id, row in rows.items() if reference_id not in present]
+    # Deleted from the folder: gone from the index too, unless the database changed it since
+    # its import (a conflict) or created it (no folder has held it yet).
+    removed = [row.id for row in gone if row.imported_hash == row.content_hash]
+    kept.update(row.id for row in gone if row.imported_hash != row.content_hash)
+    conflicts.extend(
+        _conflict(row, None, None)
+        for row in gone
+        if row.imported_hash not in (None, row.content_hash)
+    )
     _remove(session, removed)
-    alias_problems = _replace_aliases(session, contents.references, keep=broken)
+    alias_problems = _replace_aliases(session, served, keep=kept)
+    _replace_conflicts(session, conflicts)
     if added or updated or removed or reparsed:
         bump_index_version(session)
     session.commit()
     problems = sorted([*contents.problems, *alias_problems])
     for problem in problems:
         logger.warning("%s", problem)
-    return SyncReport(added, updated, removed, unchanged, problems)
+    for conflict in conflicts:
+        logger.warning("%s changed in the folder and in the database", conflict.reference_id)
+    names = [conflict.reference_id for conflict in conflicts]
+    return SyncReport(added, updated, removed, unchanged, problems, sorted(names))
+
+
+def _conflict(row: ReferenceRow, folder_hash: str | None, folder_text: str | None) -> ConflictRow:
+    return ConflictRow(
+        reference_id=row.id,
+        folder_hash=folder_hash,
+        folder_text=folder_text,
+        database_hash=row.content_hash,
+    )
+
+
+def _replace_conflicts(session: Session, conflicts: list[ConflictRow]) -> None:
+    """Each sync finds every conflict anew: one resolved since (the folder took the
+    database's text, or the database the folder's) is gone."""
+    session.exec(delete(ConflictRow))
+    session.flush()
+    session.add_all(conflicts)
 
 
 def _ids_of_broken_files(problems: Iterable[Problem], folder: Path) -> set[str]:
@@ -88,17 +155,25 @@ def _ids_of_broken_files(problems: Iterable[Problem], folder: Path) -> set[str]:
 
 
 def store_reference(
-    session: Session, reference: Reference, row: ReferenceRow | None = None, *, aliases: bool = True
+    session: Session,
+    reference: Reference,
+    row: ReferenceRow | None = None,
+    *,
+    imported: bool,
+    aliases: bool = True,
 ) -> None:
     """Write `reference` into its index row (insert or update), and its aliases unless a
-    whole-folder sync rewrites them all afterwards."""
+    whole-folder sync rewrites them all afterwards. `imported`: its text is the folder's
+    file now (a load, or a save that wrote the file), so a later load compares with it."""
     row = row or session.get(ReferenceRow, reference.id)
+    kept_import = row.imported_hash if row is not None else None
     fresh = ReferenceRow(
         id=reference.id,
         title=reference.title,
         category=reference.category,
         path=reference.path,
         content_hash=reference.content_hash,
+        imported_hash=reference.content_hash if imported else kept_import,
         document=reference.model_dump_json(),
         loaded_at=utc_now(),
     )
@@ -158,3 +233,8 @@ def read_index(session: Session) -> tuple[list[Reference], dict[str, str]]:
     references = [Reference.model_validate_json(row.document) for row in rows]
     aliases = {row.alias: row.reference_id for row in session.exec(select(AliasRow))}
     return references, aliases
+
+
+def list_conflicts(session: Session) -> list[ConflictRow]:
+    """The references the last sync found changed in both the folder and the database."""
+    return list(session.exec(select(ConflictRow).order_by(col(ConflictRow.reference_id))))
