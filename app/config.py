@@ -45,7 +45,7 @@ class Settings(BaseSettings):
     )
     references_dir: Path = Field(
         default=PROJECT_ROOT / "references",
-        description="Folder of reference Markdown files, the source of truth.",
+        description="Reference Markdown files: the store of record, or the database's seed.",
     )
     store: Literal["auto", "folder", "database"] = Field(
         default="auto",

@@ -13,7 +13,13 @@ from sqlmodel import Session, col, select
 from sqlmodel.sql.expression import SelectOfScalar
 
 from app.config import StoreOfRecord
-from app.store.files import current_file, reference_file, replace, write_temporary
+from app.store.files import (
+    current_file,
+    reference_file,
+    replace,
+    storage_error,
+    write_temporary,
+)
 from app.store.models import ReferenceRow, RevisionRow
 
 logger = logging.getLogger(__name__)
@@ -71,7 +77,10 @@ def database_texts(session: Session) -> dict[str, str]:
 def export_texts(session: Session, folder: Path) -> ExportReport:
     """Write every current text to `folder` as `<id>.md`, byte for byte and atomically; a
     file that already holds them is left alone, and no other file is touched."""
-    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise storage_error(error) from None
     written = []
     texts = database_texts(session)
     for reference_id, text in sorted(texts.items()):
