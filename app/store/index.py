@@ -58,6 +58,19 @@ def fate_of(row: ReferenceRow | None, file_hash: str) -> Fate:
     return "conflict"
 
 
+@dataclass
+class _Outcome:
+    """What a sync has decided so far."""
+
+    kept: set[str]  # ids whose index row does not take the folder's version: aliases stay
+    served: list[Reference] = field(default_factory=list)  # the folder's version serves
+    added: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    conflicts: list[ConflictRow] = field(default_factory=list)
+    unchanged: int = 0
+    reparsed: bool = False
+
+
 def sync_folder(session: Session, folder: Path) -> SyncReport:
     """Load what changed in `folder` into the index, in one transaction; broken files are
     reported and the last good version of such a file keeps serving, as does the database's
@@ -66,65 +79,72 @@ def sync_folder(session: Session, folder: Path) -> SyncReport:
     if not folder.is_dir():
         return SyncReport([], [], [], 0, contents.problems)
     rows = {row.id: row for row in session.exec(select(ReferenceRow))}
-    # Ids whose index row does not take the folder's version now: their aliases stay.
-    kept = _ids_of_broken_files(contents.problems, folder)
-    served: list[Reference] = []
-    added: list[str] = []
-    updated: list[str] = []
-    conflicts: list[ConflictRow] = []
-    unchanged = 0
-    reparsed = False
+    outcome = _Outcome(kept=_ids_of_broken_files(contents.problems, folder))
     for reference in contents.references:
-        row = rows.get(reference.id)
-        fate = fate_of(row, reference.content_hash)
-        if fate in ("database", "conflict"):
-            assert row is not None  # a missing row is always an import
-            kept.add(reference.id)
-            unchanged += 1
-            if fate == "conflict":
-                data = contents.sources[reference.id]
-                conflicts.append(_conflict(row, reference.content_hash, data.decode("utf-8")))
-            continue
-        served.append(reference)
-        if fate == "same" and row is not None:
-            unchanged += 1
-            # Same text, read by a newer parser (the index takes the new reading), or an
-            # export wrote the database's text into the folder: no revision, nobody changed it.
-            newer_reading = row.document != reference.model_dump_json()
-            reparsed = reparsed or newer_reading
-            if newer_reading or row.imported_hash != reference.content_hash:
-                store_reference(session, reference, row, aliases=False, imported=True)
-            continue
-        store_reference(session, reference, row, aliases=False, imported=True)
         data = contents.sources[reference.id]
-        record_revision(
-            session, reference.id, data, author=FILES_AUTHOR, message="loaded from file"
-        )
-        (updated if row else added).append(reference.id)
-    present = {reference.id for reference in contents.references} | kept
-    gone = [row for reference_id, row in rows.items() if reference_id not in present]
-    # Deleted from the folder: gone from the index too, unless the database changed it since
-    # its import (a conflict) or created it (no folder has held it yet).
-    removed = [row.id for row in gone if row.imported_hash == row.content_hash]
-    kept.update(row.id for row in gone if row.imported_hash != row.content_hash)
-    conflicts.extend(
-        _conflict(row, None, None)
-        for row in gone
-        if row.imported_hash not in (None, row.content_hash)
-    )
+        _sync_file(session, outcome, reference, rows.get(reference.id), data)
+    present = {reference.id for reference in contents.references} | outcome.kept
+    removed = _sync_gone(outcome, [row for key, row in rows.items() if key not in present])
     _remove(session, removed)
-    alias_problems = _replace_aliases(session, served, keep=kept)
-    _replace_conflicts(session, conflicts)
-    if added or updated or removed or reparsed:
+    alias_problems = _replace_aliases(session, outcome.served, keep=outcome.kept)
+    _replace_conflicts(session, outcome.conflicts)
+    if outcome.added or outcome.updated or removed or outcome.reparsed:
         bump_index_version(session)
     session.commit()
     problems = sorted([*contents.problems, *alias_problems])
     for problem in problems:
         logger.warning("%s", problem)
-    for conflict in conflicts:
-        logger.warning("%s changed in the folder and in the database", conflict.reference_id)
-    names = [conflict.reference_id for conflict in conflicts]
-    return SyncReport(added, updated, removed, unchanged, problems, sorted(names))
+    conflicts = sorted(conflict.reference_id for conflict in outcome.conflicts)
+    for reference_id in conflicts:
+        logger.warning("%s changed in the folder and in the database", reference_id)
+    return SyncReport(
+        outcome.added, outcome.updated, removed, outcome.unchanged, problems, conflicts
+    )
+
+
+def _sync_file(
+    session: Session,
+    outcome: _Outcome,
+    reference: Reference,
+    row: ReferenceRow | None,
+    data: bytes,
+) -> None:
+    """Bring one good file's index row in line, as its `fate_of` says."""
+    fate = fate_of(row, reference.content_hash)
+    if row is not None and fate in ("database", "conflict"):
+        outcome.kept.add(reference.id)
+        outcome.unchanged += 1
+        if fate == "conflict":
+            folder_text = data.decode("utf-8")
+            outcome.conflicts.append(_conflict(row, reference.content_hash, folder_text))
+        return
+    outcome.served.append(reference)
+    if row is not None and fate == "same":
+        outcome.unchanged += 1
+        # Same text, read by a newer parser (the index takes the new reading), or an
+        # export wrote the database's text into the folder: no revision, nobody changed it.
+        newer_reading = row.document != reference.model_dump_json()
+        outcome.reparsed = outcome.reparsed or newer_reading
+        if newer_reading or row.imported_hash != reference.content_hash:
+            store_reference(session, reference, row, aliases=False, imported=True)
+        return
+    store_reference(session, reference, row, aliases=False, imported=True)
+    record_revision(session, reference.id, data, author=FILES_AUTHOR, message="loaded from file")
+    (outcome.updated if row else outcome.added).append(reference.id)
+
+
+def _sync_gone(outcome: _Outcome, gone: list[ReferenceRow]) -> list[str]:
+    """The ids of rows whose file was deleted that leave the index: those the database did
+    not change since their import. One it changed is a conflict; one it created (no folder
+    has held it yet) simply stays."""
+    removed = [row.id for row in gone if row.imported_hash == row.content_hash]
+    outcome.kept.update(row.id for row in gone if row.imported_hash != row.content_hash)
+    outcome.conflicts.extend(
+        _conflict(row, None, None)
+        for row in gone
+        if row.imported_hash not in (None, row.content_hash)
+    )
+    return removed
 
 
 def _conflict(row: ReferenceRow, folder_hash: str | None, folder_text: str | None) -> ConflictRow:

@@ -40,7 +40,13 @@ def test_a_crash_at_each_point_of_a_save_leaves_a_consistent_state(
     path = settings.references_dir / "stuck-rank.md"
     old = path.read_bytes()
     command = [sys.executable, str(WORKER), settings.database_url, str(settings.references_dir)]
-    worker = subprocess.run([*command, "crash", point], capture_output=True, text=True, timeout=120)
+    worker = subprocess.run(
+        [*command, "crash", point],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "FAILREF_STORE": "folder"},
+    )
     assert worker.returncode == DIED, worker.stderr[-2000:]
 
     library = open_library(settings)  # the restart

@@ -49,8 +49,11 @@ def test_a_conflict_shows_with_the_folder_text_and_the_database_text(
     assert "the file was deleted" not in page
 
 
-def test_the_gaps_page_links_to_the_conflicts(client: TestClient) -> None:
-    sign_in(client)
-    page = client.get("/admin/gaps").text
-    assert 'href="/admin/conflicts"' in page
-    assert "only in database mode" in client.get("/admin/conflicts").text
+def test_the_gaps_page_links_to_the_conflicts_which_folder_mode_never_has(
+    settings: Settings,
+) -> None:
+    with TestClient(create_app(settings.model_copy(update={"store": "folder"}))) as client:
+        sign_in(client)
+        page = client.get("/admin/gaps").text
+        assert 'href="/admin/conflicts"' in page
+        assert "only in database mode" in client.get("/admin/conflicts").text
