@@ -32,7 +32,7 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError, OperationalError
 
 from app.config import StoreOfRecord
-from app.domain.references.document import Reference, content_hash
+from app.domain.references.document import Reference
 from app.errors import (
     Conflict,
     FailrefError,
@@ -43,7 +43,7 @@ from app.errors import (
     Unavailable,
 )
 from app.store.db import writing
-from app.store.files import discard, put_back, replace, write_temporary
+from app.store.files import discard, put_back, replace, text_and_hash, write_temporary
 from app.store.index import bump_index_version, store_reference
 from app.store.revisions import record_revision
 from app.store.texts import database_text
@@ -146,9 +146,7 @@ def _save_row(engine: Engine, reference: Reference, change: Change) -> Saved:
 
 def check_base(path: Path, base_hash: str | None, creating: bool) -> None:
     """Refuse a save whose base is not the file on disk now (or a creation over a file)."""
-    data = path.read_bytes() if path.is_file() else None
-    current = None if data is None else (data.decode("utf-8", errors="replace"), content_hash(data))
-    check_current(current, path.stem, base_hash, creating)
+    check_current(text_and_hash(path), path.stem, base_hash, creating)
 
 
 def check_current(

@@ -42,6 +42,9 @@ def test_a_conflict_shows_with_the_folder_text_and_the_database_text(
     assert response.template.name == "conflicts.html"  # type: ignore[attr-defined]
     [conflict] = response.context["conflicts"]  # type: ignore[attr-defined]
     assert conflict.reference_id == "stuck-rank"
+    # Both texts are shown escaped, never as markup.
+    assert "recompile_limit (<n>)" not in response.text
+    assert "recompile_limit (&lt;n&gt;)" in response.text
     page = html.unescape(response.text)
     assert '<li id="stuck-rank">' in page
     assert "3. **A host that hung.** The process is gone." in page
