@@ -4,6 +4,7 @@ limits every front end shares (spelled here once)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -29,6 +30,9 @@ GAPS_PAGE_SIZE = 200
 # References a reference page suggests next: those it links to, then those sharing tags.
 RELATED_LIMIT = 5
 
+# Where a save lands: the reference file (and its index row), or only the database.
+StoreOfRecord = Literal["folder", "database"]
+
 
 class Settings(BaseSettings):
     """Every setting of failref; each is documented in the README's settings table."""
@@ -41,7 +45,14 @@ class Settings(BaseSettings):
     )
     references_dir: Path = Field(
         default=PROJECT_ROOT / "references",
-        description="Folder of reference Markdown files, the source of truth.",
+        description="Reference Markdown files: the store of record, or the database's seed.",
+    )
+    store: Literal["auto", "folder", "database"] = Field(
+        default="auto",
+        description=(
+            "Store of record: folder (saves write the file), database (saves write only "
+            "the database, shared by replicas); auto: folder on SQLite, database otherwise."
+        ),
     )
     static_dir: Path = Field(
         default=PROJECT_ROOT / "static",
@@ -103,3 +114,10 @@ class Settings(BaseSettings):
         default_factory=list,
         description="Origins allowed to call the JSON API from a browser (JSON list).",
     )
+
+    @property
+    def store_of_record(self) -> StoreOfRecord:
+        """`store` with auto resolved: replicas share a server database, never a SQLite file."""
+        if self.store != "auto":
+            return self.store
+        return "folder" if self.database_url.startswith("sqlite") else "database"

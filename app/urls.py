@@ -19,6 +19,7 @@ REFERENCE_FEEDBACK = REFERENCE_PAGE + "/feedback"
 REFERENCE_EDIT = REFERENCE_PAGE + "/edit"
 REFERENCE_HISTORY = REFERENCE_PAGE + "/history"
 REFERENCE_RESTORE = REFERENCE_PAGE + "/restore/{revision_id}"
+ADMIN_CONFLICTS = "/admin/conflicts"
 # Under API_V1.
 API_REFERENCES = "/references"
 API_REFERENCE = API_REFERENCES + "/{reference_id}"

@@ -24,10 +24,12 @@ def references_dir(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def settings(tmp_path: Path, references_dir: Path) -> Settings:
-    """Settings for a temporary SQLite file and the fixture references."""
+    """Settings for a temporary SQLite file and the fixture references, saving to the folder
+    whatever the database (tests of database mode ask for it: store_helpers.in_database_mode)."""
     return Settings(
         database_url=f"sqlite:///{tmp_path / 'db' / 'failref.db'}",
         references_dir=references_dir,
+        store="folder",
         # Tests change files on purpose; the watcher is tested on its own (test_watcher.py).
         reload_interval_s=0,
     )

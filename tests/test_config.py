@@ -24,3 +24,19 @@ def test_environment_overrides_defaults(monkeypatch: pytest.MonkeyPatch) -> None
     assert settings.read_only is True
     assert settings.cors_origins == ["https://example.org"]
     assert settings.database_url.startswith("sqlite:///")
+
+
+@pytest.mark.parametrize(
+    ("url", "store", "store_of_record"),
+    [
+        pytest.param("sqlite:///x.db", "auto", "folder", id="sqlite-auto"),
+        pytest.param("postgresql+psycopg://h/db", "auto", "database", id="server-auto"),
+        pytest.param("sqlite:///x.db", "database", "database", id="sqlite-database"),
+        pytest.param("postgresql+psycopg://h/db", "folder", "folder", id="server-folder"),
+    ],
+)
+def test_the_store_of_record_follows_the_setting_or_else_the_database(
+    url: str, store: str, store_of_record: str
+) -> None:
+    settings = Settings(database_url=url, store=store)  # type: ignore[arg-type]
+    assert settings.store_of_record == store_of_record

@@ -26,7 +26,7 @@ from app.domain.matching.results import Diagnosis, Match, Root, ScanHit
 from app.errors import FailrefError
 from app.mcp.stdio import draining_stdio
 from app.mcp.tools import build_mcp_server
-from app.services import editors, readers
+from app.services import editors, folder_sync, readers
 from app.services.analysis import match_message, scan_text
 from app.services.check import check_folder
 from app.services.library import Library, migrate, open_library
@@ -126,14 +126,33 @@ def check(ctx: click.Context, folder: Path | None) -> None:
 @cli.command()
 @click.pass_context
 def load(ctx: click.Context) -> None:
-    """Migrate the database and load the references folder into it (only what changed)."""
+    """Migrate the database and load the references folder into it (only what changed);
+    exit 1 on a broken file or on a reference changed in both the folder and the database."""
     with opened_library(ctx) as library:
         catalog = library.catalog
+        found = folder_sync.conflicts(library)
     for problem in catalog.problems:
         click.echo(f"{problem.severity}: {problem}", err=True)
+    for conflict in found:
+        change = "deleted from" if conflict.folder_text is None else "changed in"
+        click.echo(
+            f"conflict: {conflict.reference_id} was {change} the folder and changed in the "
+            "database since its last import; the database's text serves (/admin/conflicts)",
+            err=True,
+        )
     click.echo(f"{len(catalog.references)} references in the index.")
-    if any(problem.severity == "error" for problem in catalog.problems):
+    if found or any(problem.severity == "error" for problem in catalog.problems):
         sys.exit(1)
+
+
+@cli.command()
+@click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
+@click.pass_context
+def export(ctx: click.Context, folder: Path) -> None:
+    """Write every current text from the database to FOLDER byte for byte, for a commit."""
+    report = folder_sync.export_references(settings_of(ctx), folder)
+    total = len(report.written) + report.unchanged
+    click.echo(f"{total} references exported to {folder}: {len(report.written)} written.")
 
 
 @cli.command()

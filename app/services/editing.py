@@ -15,9 +15,10 @@ from app.domain.references.problems import InvalidReference, Problem
 from app.errors import FailrefError, NotFound, PayloadTooLarge, StaleBase
 from app.services.library import Library
 from app.store import revisions
-from app.store.files import current_file, reference_file
+from app.store.files import reference_file
 from app.store.models import DraftRow, RevisionRow
-from app.store.saves import Change, Saved, save_file
+from app.store.saves import Change, Saved, save_text
+from app.store.texts import current_text
 
 logger = logging.getLogger(__name__)
 
@@ -98,7 +99,7 @@ def _store(library: Library, reference: Reference, edit: Edit, author: str) -> S
     change = Change(
         path, file_bytes(edit.text), edit.base_hash, edit.creating, author, edit.message
     )
-    saved = save_file(library.engine, reference, change)
+    saved = save_text(library.engine, reference, change, library.settings.store_of_record)
     library.refresh()
     return saved
 
@@ -131,8 +132,12 @@ def _keep_draft(library: Library, editor_id: int, edit: Edit) -> None:
 
 
 def editable_file(library: Library, reference_id: str) -> tuple[str, str] | None:
-    """The text and version (content hash) of a reference's file now, None when missing."""
-    return current_file(library.settings.references_dir, reference_id)
+    """The text and version (content hash) of a reference now, where the store of record
+    keeps it (its file, or the database); None when missing."""
+    settings = library.settings
+    return current_text(
+        library.engine, settings.references_dir, reference_id, settings.store_of_record
+    )
 
 
 def existing_file(library: Library, reference_id: str) -> tuple[str, str]:

@@ -30,16 +30,16 @@ def reference_file(folder: Path, reference_id: str) -> Path:
 
 def current_file(folder: Path, reference_id: str) -> tuple[str, str] | None:
     """The text and content hash of the file on disk, or None when it does not exist."""
-    path = reference_file(folder, reference_id)
+    return text_and_hash(reference_file(folder, reference_id))
+
+
+def text_and_hash(path: Path) -> tuple[str, str] | None:
+    """A file's text as an editor sees it (undecodable bytes replaced) and the content hash
+    of its bytes, read once; None when there is no such file."""
     if not path.is_file():
         return None
     data = path.read_bytes()
     return data.decode("utf-8", errors="replace"), content_hash(data)
-
-
-def read_text(path: Path) -> str:
-    """A file's text as an editor sees it, undecodable bytes replaced."""
-    return path.read_bytes().decode("utf-8", errors="replace")
 
 
 def write_temporary(path: Path, data: bytes) -> Path:

@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from sqlmodel import Session, col, delete, select
 
 from app.domain.references.document import Reference
 from app.domain.references.folder import read_folder
 from app.domain.references.problems import Problem
-from app.store.models import AliasRow, IndexStateRow, ReferenceRow, utc_now
+from app.store.models import AliasRow, ConflictRow, IndexStateRow, ReferenceRow, utc_now
 from app.store.revisions import record_revision
 
 logger = logging.getLogger(__name__)
@@ -23,58 +24,144 @@ FILES_AUTHOR = "files"
 
 @dataclass(frozen=True)
 class SyncReport:
-    """What a sync changed in the index."""
+    """What a sync changed in the index, and the references it left alone because the folder
+    and the database both changed them since the last import (`conflicts`)."""
 
     added: list[str]
     updated: list[str]
     removed: list[str]
     unchanged: int
     problems: list[Problem]
+    conflicts: list[str] = field(default_factory=list)
 
     @property
     def errors(self) -> list[Problem]:
         return [problem for problem in self.problems if problem.severity == "error"]
 
 
+# What a sync does with one file, given its index row (see `fate_of`).
+Fate = Literal["import", "same", "database", "conflict"]
+
+
+def fate_of(row: ReferenceRow | None, file_hash: str) -> Fate:
+    """Import the file when it is new or only the folder changed it since the last import;
+    keep the database's text when only the database changed (a web edit); a conflict when
+    both did. A file equal to the database's text is the same, whoever wrote it."""
+    if row is None:
+        return "import"
+    if row.content_hash == file_hash:
+        return "same"
+    if row.imported_hash == file_hash:
+        return "database"
+    if row.imported_hash == row.content_hash:
+        return "import"
+    return "conflict"
+
+
+@dataclass
+class _Outcome:
+    """What a sync has decided so far."""
+
+    kept: set[str]  # ids whose index row does not take the folder's version: aliases stay
+    served: list[Reference] = field(default_factory=list)  # the folder's version serves
+    added: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    conflicts: list[ConflictRow] = field(default_factory=list)
+    unchanged: int = 0
+    reparsed: bool = False
+
+
 def sync_folder(session: Session, folder: Path) -> SyncReport:
     """Load what changed in `folder` into the index, in one transaction; broken files are
-    reported and the last good version of such a file keeps serving."""
+    reported and the last good version of such a file keeps serving, as does the database's
+    text of a reference the database changed since its last import (see `fate_of`)."""
     contents = read_folder(folder)
     if not folder.is_dir():
         return SyncReport([], [], [], 0, contents.problems)
     rows = {row.id: row for row in session.exec(select(ReferenceRow))}
-    broken = _ids_of_broken_files(contents.problems, folder)
-    added: list[str] = []
-    updated: list[str] = []
-    unchanged = 0
-    reparsed = False
+    outcome = _Outcome(kept=_ids_of_broken_files(contents.problems, folder))
     for reference in contents.references:
-        row = rows.get(reference.id)
-        if row is not None and row.content_hash == reference.content_hash:
-            unchanged += 1
-            if row.document != reference.model_dump_json():
-                # Same file, read by a newer parser: the index takes the new reading, and
-                # no revision is recorded since nobody changed the text.
-                store_reference(session, reference, row, aliases=False)
-                reparsed = True
-            continue
-        store_reference(session, reference, row, aliases=False)
         data = contents.sources[reference.id]
-        record_revision(
-            session, reference.id, data, author=FILES_AUTHOR, message="loaded from file"
-        )
-        (updated if row else added).append(reference.id)
-    present = {reference.id for reference in contents.references} | broken
-    removed = [reference_id for reference_id in rows if reference_id not in present]
+        _sync_file(session, outcome, reference, rows.get(reference.id), data)
+    present = {reference.id for reference in contents.references} | outcome.kept
+    removed = _sync_gone(outcome, [row for key, row in rows.items() if key not in present])
     _remove(session, removed)
-    alias_problems = _replace_aliases(session, contents.references, keep=broken)
-    if added or updated or removed or reparsed:
+    alias_problems = _replace_aliases(session, outcome.served, keep=outcome.kept)
+    _replace_conflicts(session, outcome.conflicts)
+    if outcome.added or outcome.updated or removed or outcome.reparsed:
         bump_index_version(session)
     session.commit()
     problems = sorted([*contents.problems, *alias_problems])
     for problem in problems:
         logger.warning("%s", problem)
-    return SyncReport(added, updated, removed, unchanged, problems)
+    conflicts = sorted(conflict.reference_id for conflict in outcome.conflicts)
+    for reference_id in conflicts:
+        logger.warning("%s changed in the folder and in the database", reference_id)
+    return SyncReport(
+        outcome.added, outcome.updated, removed, outcome.unchanged, problems, conflicts
+    )
+
+
+def _sync_file(
+    session: Session,
+    outcome: _Outcome,
+    reference: Reference,
+    row: ReferenceRow | None,
+    data: bytes,
+) -> None:
+    """Bring one good file's index row in line, as its `fate_of` says."""
+    fate = fate_of(row, reference.content_hash)
+    if row is not None and fate in ("database", "conflict"):
+        outcome.kept.add(reference.id)
+        outcome.unchanged += 1
+        if fate == "conflict":
+            folder_text = data.decode("utf-8")
+            outcome.conflicts.append(_conflict(row, reference.content_hash, folder_text))
+        return
+    outcome.served.append(reference)
+    if row is not None and fate == "same":
+        outcome.unchanged += 1
+        # Same text, read by a newer parser (the index takes the new reading), or an
+        # export wrote the database's text into the folder: no revision, nobody changed it.
+        newer_reading = row.document != reference.model_dump_json()
+        outcome.reparsed = outcome.reparsed or newer_reading
+        if newer_reading or row.imported_hash != reference.content_hash:
+            store_reference(session, reference, row, aliases=False, imported=True)
+        return
+    store_reference(session, reference, row, aliases=False, imported=True)
+    record_revision(session, reference.id, data, author=FILES_AUTHOR, message="loaded from file")
+    (outcome.updated if row else outcome.added).append(reference.id)
+
+
+def _sync_gone(outcome: _Outcome, gone: list[ReferenceRow]) -> list[str]:
+    """The ids of rows whose file was deleted that leave the index: those the database did
+    not change since their import. One it changed is a conflict; one it created (no folder
+    has held it yet) simply stays."""
+    removed = [row.id for row in gone if row.imported_hash == row.content_hash]
+    outcome.kept.update(row.id for row in gone if row.imported_hash != row.content_hash)
+    outcome.conflicts.extend(
+        _conflict(row, None, None)
+        for row in gone
+        if row.imported_hash not in (None, row.content_hash)
+    )
+    return removed
+
+
+def _conflict(row: ReferenceRow, folder_hash: str | None, folder_text: str | None) -> ConflictRow:
+    return ConflictRow(
+        reference_id=row.id,
+        folder_hash=folder_hash,
+        folder_text=folder_text,
+        database_hash=row.content_hash,
+    )
+
+
+def _replace_conflicts(session: Session, conflicts: list[ConflictRow]) -> None:
+    """Each sync finds every conflict anew: one resolved since (the folder took the
+    database's text, or the database the folder's) is gone."""
+    session.exec(delete(ConflictRow))
+    session.flush()
+    session.add_all(conflicts)
 
 
 def _ids_of_broken_files(problems: Iterable[Problem], folder: Path) -> set[str]:
@@ -88,17 +175,25 @@ def _ids_of_broken_files(problems: Iterable[Problem], folder: Path) -> set[str]:
 
 
 def store_reference(
-    session: Session, reference: Reference, row: ReferenceRow | None = None, *, aliases: bool = True
+    session: Session,
+    reference: Reference,
+    row: ReferenceRow | None = None,
+    *,
+    imported: bool,
+    aliases: bool = True,
 ) -> None:
     """Write `reference` into its index row (insert or update), and its aliases unless a
-    whole-folder sync rewrites them all afterwards."""
+    whole-folder sync rewrites them all afterwards. `imported`: its text is the folder's
+    file now (a load, or a save that wrote the file), so a later load compares with it."""
     row = row or session.get(ReferenceRow, reference.id)
+    kept_import = row.imported_hash if row is not None else None
     fresh = ReferenceRow(
         id=reference.id,
         title=reference.title,
         category=reference.category,
         path=reference.path,
         content_hash=reference.content_hash,
+        imported_hash=reference.content_hash if imported else kept_import,
         document=reference.model_dump_json(),
         loaded_at=utc_now(),
     )
@@ -158,3 +253,8 @@ def read_index(session: Session) -> tuple[list[Reference], dict[str, str]]:
     references = [Reference.model_validate_json(row.document) for row in rows]
     aliases = {row.alias: row.reference_id for row in session.exec(select(AliasRow))}
     return references, aliases
+
+
+def list_conflicts(session: Session) -> list[ConflictRow]:
+    """The references the last sync found changed in both the folder and the database."""
+    return list(session.exec(select(ConflictRow).order_by(col(ConflictRow.reference_id))))

@@ -1,4 +1,5 @@
-"""Database tables: the index of references, their aliases and their revisions."""
+"""Database tables: the index of references, their aliases, their revisions and the
+references the folder and the database both changed (conflicts)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,13 @@ class ReferenceRow(SQLModel, table=True):
     title: str
     category: str = Field(index=True)
     path: str
-    content_hash: str = Field(max_length=64)
+    content_hash: str = Field(max_length=64, description="SHA-256 of the current text.")
+    imported_hash: str | None = Field(
+        default=None,
+        max_length=64,
+        description="SHA-256 of the folder's file when it was last imported; None for a "
+        "reference created in the database, which no folder has held yet.",
+    )
     document: str = Field(description="The parsed Reference as JSON.")
     loaded_at: dt.datetime = Field(default_factory=utc_now)
 
@@ -117,3 +124,16 @@ class IndexStateRow(SQLModel, table=True):
 
     id: int = Field(default=1, primary_key=True)
     version: int = 0
+
+
+class ConflictRow(SQLModel, table=True):
+    """A reference whose file and database text both changed since its last import: the
+    database text keeps serving until one side takes the other's (each load rewrites these)."""
+
+    __tablename__ = "conflict"
+
+    reference_id: str = Field(primary_key=True, max_length=80)
+    folder_hash: str | None = Field(default=None, max_length=64)
+    folder_text: str | None = Field(default=None, description="None: the file was deleted.")
+    database_hash: str = Field(max_length=64)
+    found_at: dt.datetime = Field(default_factory=utc_now)

@@ -1,6 +1,12 @@
-"""Save one reference file and its index row together, so that a 2xx means both are there.
+"""Save one reference where the store of record keeps it, so that a 2xx means it is there:
+its file and index row together (folder mode), or its revision and index row in one
+transaction (database mode: no file is written; replicas share the database).
 
-Order of a save, and what a crash at each point leaves:
+Order of a save in database mode: open a write transaction (one writer at a time), compare
+the database's current text with the base the editor started from (409/412 if it moved),
+record the revision and the index row, commit. A crash before the commit leaves nothing.
+
+Order of a save in folder mode, and what a crash at each point leaves:
 1. (the caller validated the text: nothing is touched yet);
 2. open a write transaction (`BEGIN IMMEDIATE`: one writer at a time, across processes);
 3. write the text to a temporary file beside the target and fsync it (a crash leaves
@@ -25,7 +31,8 @@ from pathlib import Path
 from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError, OperationalError
 
-from app.domain.references.document import Reference, content_hash
+from app.config import StoreOfRecord
+from app.domain.references.document import Reference
 from app.errors import (
     Conflict,
     FailrefError,
@@ -36,9 +43,10 @@ from app.errors import (
     Unavailable,
 )
 from app.store.db import writing
-from app.store.files import discard, put_back, read_text, replace, write_temporary
+from app.store.files import discard, put_back, replace, text_and_hash, write_temporary
 from app.store.index import bump_index_version, store_reference
 from app.store.revisions import record_revision
+from app.store.texts import database_text
 
 logger = logging.getLogger(__name__)
 
@@ -64,12 +72,14 @@ class Change:
     message: str
 
 
-def save_file(engine: Engine, reference: Reference, change: Change) -> Saved:
-    """Write `change` over its file and `reference` into the index; see the module docstring.
+def save_text(engine: Engine, reference: Reference, change: Change, store: StoreOfRecord) -> Saved:
+    """Save `change` and `reference` where `store` keeps texts; see the module docstring.
     A database that is locked past the busy timeout, full or gone is one of our errors (503,
     507) like a failing disk, so every front end can give the editor their text back."""
     try:
-        return _save_file(engine, reference, change)
+        if store == "folder":
+            return _save_file(engine, reference, change)
+        return _save_row(engine, reference, change)
     except OperationalError as error:
         raise database_error(error) from None
 
@@ -98,7 +108,7 @@ def _save_file(engine: Engine, reference: Reference, change: Change) -> Saved:
                     author=change.author,
                     message=change.message,
                 )
-                store_reference(session, reference)
+                store_reference(session, reference, imported=True)
                 bump_index_version(session)
                 session.commit()
             except IntegrityError:
@@ -115,19 +125,44 @@ def _save_file(engine: Engine, reference: Reference, change: Change) -> Saved:
     return Saved(reference, revision.id, reference.content_hash)
 
 
+def _save_row(engine: Engine, reference: Reference, change: Change) -> Saved:
+    with writing(engine) as session:
+        check_current(
+            database_text(session, reference.id), reference.id, change.base_hash, change.creating
+        )
+        try:
+            revision = record_revision(
+                session, reference.id, change.data, author=change.author, message=change.message
+            )
+            store_reference(session, reference, imported=False)
+            bump_index_version(session)
+            session.commit()
+        except IntegrityError:
+            raise Conflict("another reference took this id or alias meanwhile") from None
+        session.refresh(revision)
+    assert revision.id is not None
+    return Saved(reference, revision.id, reference.content_hash)
+
+
 def check_base(path: Path, base_hash: str | None, creating: bool) -> None:
     """Refuse a save whose base is not the file on disk now (or a creation over a file)."""
-    exists = path.is_file()
+    check_current(text_and_hash(path), path.stem, base_hash, creating)
+
+
+def check_current(
+    current: tuple[str, str] | None, reference_id: str, base_hash: str | None, creating: bool
+) -> None:
+    """Refuse a save whose base is not the `current` text and hash (or a creation over an
+    existing reference), whichever store holds it."""
     if creating:
-        if exists:
-            raise StaleBase(f"{path.stem} exists already; edit it instead", read_text(path))
+        if current is not None:
+            raise StaleBase(f"{reference_id} exists already; edit it instead", current[0])
         return
-    if not exists:
+    if current is None:
         if base_hash is None:
-            raise NotFound(f"no reference file '{path.stem}'", field="id")
+            raise NotFound(f"no reference file '{reference_id}'", field="id")
         raise StaleBase("the file was deleted since you started; it was not re-created", None)
     if base_hash is None:
         raise MissingBase("say which version you started from (If-Match or base)", field="base")
-    current = content_hash(path.read_bytes())
-    if not secrets.compare_digest(current, base_hash):
-        raise StaleBase("the file changed since you started; nothing was saved", read_text(path))
+    if not secrets.compare_digest(current[1], base_hash):
+        raise StaleBase("the file changed since you started; nothing was saved", current[0])

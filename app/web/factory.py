@@ -24,7 +24,7 @@ from app.web.middleware.fast_reads import ReferenceReads
 from app.web.middleware.security_headers import SecurityHeaders
 from app.web.middleware.unexpected import Unexpected
 from app.web.ratelimit import RateLimiter
-from app.web.routes import api, api_editing, editor, health, pages
+from app.web.routes import admin, api, api_editing, editor, health, pages
 
 logger = logging.getLogger(__name__)
 
@@ -78,6 +78,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(api.json_router)
     app.include_router(pages.router)
     app.include_router(editor.router)
+    app.include_router(admin.router)
     install_error_handlers(app)
     app.add_middleware(ReferenceReads)  # innermost of ours: CORS and headers still apply
     if settings.cors_origins:

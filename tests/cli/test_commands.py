@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 from paths import FIXTURES
 from sqlmodel import Session
+from store_helpers import edit_file, edit_in_database
 
 from app.cli.commands import cli
 from app.config import Settings
@@ -171,3 +172,47 @@ def test_scan_prints_the_roots_first_then_every_match(runner: CliRunner) -> None
         "slow-collective",
         "stuck-rank",
     ]
+
+
+def web_edit_and_git_change(settings: Settings) -> bytes:
+    """The database's text of stuck-rank changed, and its file changed another way."""
+    engine = make_engine(settings)
+    upgrade_database(engine, settings)
+    folder = settings.references_dir
+    web = edit_in_database(engine, folder, "stuck-rank", "A dead host.", "A host died.")
+    engine.dispose()
+    edit_file(folder, "stuck-rank", "A dead host.", "A host that hung.")
+    return web
+
+
+def test_load_lists_a_conflict_exits_1_and_the_database_text_serves(
+    runner: CliRunner, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAILREF_STORE", "database")
+    assert runner.invoke(cli, ["load"]).exit_code == 0
+    web_edit_and_git_change(settings)
+    result = runner.invoke(cli, ["load"])
+    assert result.exit_code == 1
+    assert (
+        "conflict: stuck-rank was changed in the folder and changed in the database since its "
+        "last import; the database's text serves (/admin/conflicts)"
+    ) in result.output
+    assert "2 references in the index." in result.output
+    shown = runner.invoke(cli, ["show", "stuck-rank", "--json"])
+    assert json.loads(shown.output)["causes"][2]["title"] == "A host died"
+
+
+def test_export_then_load_resolves_the_conflict_and_changes_nothing(
+    runner: CliRunner, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAILREF_STORE", "database")
+    assert runner.invoke(cli, ["load"]).exit_code == 0
+    web = web_edit_and_git_change(settings)
+    assert runner.invoke(cli, ["load"]).exit_code == 1
+    exported = runner.invoke(cli, ["export", str(settings.references_dir)])
+    assert exported.exit_code == 0, exported.output
+    assert f"2 references exported to {settings.references_dir}: 1 written." in exported.output
+    assert (settings.references_dir / "stuck-rank.md").read_bytes() == web
+    loaded = runner.invoke(cli, ["load"])
+    assert loaded.exit_code == 0, loaded.output
+    assert "conflict" not in loaded.output

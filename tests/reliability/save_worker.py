@@ -3,7 +3,8 @@
     python save_worker.py DATABASE_URL REFERENCES_DIR race COUNT TAG
     python save_worker.py DATABASE_URL REFERENCES_DIR crash POINT
 
-`race` prints one JSON line of outcomes; `crash` exits with status 99 at POINT of a save
+Both save where FAILREF_STORE says (folder by default). `race` prints one JSON line of
+outcomes; `crash` exits with status 99 at POINT of a save
 (`after-temp-write`, `before-fsync`, `after-rename`, `before-commit`, `after-commit`).
 """
 
@@ -19,10 +20,9 @@ from sqlmodel import Session
 
 from app.config import Settings
 from app.errors import StaleBase
-from app.services.editing import Edit, save_reference
+from app.services.editing import Edit, editable_file, save_reference
 from app.services.library import open_library
 from app.store import files, saves
-from app.store.files import current_file
 
 REFERENCE = "stuck-rank"
 DIE = 99
@@ -31,7 +31,7 @@ DIE = 99
 def race(library: Any, count: int, tag: str) -> None:
     outcomes: dict[str, Any] = {"ok": 0, "stale": 0, "error": []}
     for number in range(count):
-        found = current_file(library.settings.references_dir, REFERENCE)
+        found = editable_file(library, REFERENCE)
         assert found is not None
         text, base = found
         try:
@@ -59,7 +59,7 @@ def die(*_args: Any, **_kwargs: Any) -> None:
 
 
 def crash(library: Any, point: str) -> None:
-    found = current_file(library.settings.references_dir, REFERENCE)
+    found = editable_file(library, REFERENCE)
     assert found is not None
     text, base = found
     if point == "after-temp-write":

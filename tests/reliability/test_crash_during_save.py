@@ -1,9 +1,11 @@
 """The server killed at each point of a save, then restarted: each file is byte-identical
 to the old or the new version, no temporary file is left, the database is intact, every
-committed save is present, and the index agrees with the files."""
+committed save is present, and the index agrees with the files; in database mode the
+folder is untouched and the save is there exactly when it was committed."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +17,7 @@ from app.config import Settings
 from app.domain.references.document import content_hash
 from app.services.library import open_library
 from app.store.models import RevisionRow
+from app.store.texts import current_text
 
 WORKER = Path(__file__).parent / "save_worker.py"
 DIED = 99
@@ -37,7 +40,13 @@ def test_a_crash_at_each_point_of_a_save_leaves_a_consistent_state(
     path = settings.references_dir / "stuck-rank.md"
     old = path.read_bytes()
     command = [sys.executable, str(WORKER), settings.database_url, str(settings.references_dir)]
-    worker = subprocess.run([*command, "crash", point], capture_output=True, text=True, timeout=120)
+    worker = subprocess.run(
+        [*command, "crash", point],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "FAILREF_STORE": "folder"},
+    )
     assert worker.returncode == DIED, worker.stderr[-2000:]
 
     library = open_library(settings)  # the restart
@@ -55,4 +64,42 @@ def test_a_crash_at_each_point_of_a_save_leaves_a_consistent_state(
     assert ("c" in authors) is committed
     assert rows[-1].content_hash == content_hash(now)
     assert library.catalog.references["stuck-rank"].content_hash == content_hash(now)
+    library.close()
+
+
+@pytest.mark.parametrize(
+    ("point", "committed"),
+    [
+        pytest.param("after-rename", False, id="before-the-revision"),
+        pytest.param("before-commit", False, id="before-commit"),
+        pytest.param("after-commit", True, id="after-commit"),
+    ],
+)
+def test_a_crash_during_a_database_save_leaves_the_folder_and_a_whole_save_or_none(
+    settings: Settings, point: str, committed: bool
+) -> None:
+    database = settings.model_copy(update={"store": "database"})
+    open_library(database).close()
+    folder = {path.name: path.read_bytes() for path in settings.references_dir.iterdir()}
+    command = [sys.executable, str(WORKER), settings.database_url, str(settings.references_dir)]
+    worker = subprocess.run(
+        [*command, "crash", point],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "FAILREF_STORE": "database"},
+    )
+    assert worker.returncode == DIED, worker.stderr[-2000:]
+
+    library = open_library(database)  # the restart
+    assert {path.name: path.read_bytes() for path in settings.references_dir.iterdir()} == folder
+    current = current_text(library.engine, settings.references_dir, "stuck-rank", "database")
+    assert current is not None
+    assert ("A dead host (crash)" in current[0]) is committed
+    with Session(library.engine) as session:
+        rows = session.exec(
+            select(RevisionRow).where(RevisionRow.reference_id == "stuck-rank")
+        ).all()
+    assert ("c" in [row.author for row in rows]) is committed
+    assert library.catalog.references["stuck-rank"].content_hash == current[1]
     library.close()

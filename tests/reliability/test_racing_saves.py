@@ -1,20 +1,24 @@
-"""Four processes saving one reference fifty times each: every acknowledged save is a
-revision, no save is lost, and SQLite never answers "database is locked"."""
+"""Four processes saving one reference fifty times each, in either store of record: every
+acknowledged save is a revision, no save is lost, and SQLite never answers "database is
+locked"; in database mode the folder is never written."""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from sqlmodel import Session, select
 
-from app.config import Settings
+from app.config import Settings, StoreOfRecord
 from app.domain.references.document import content_hash
 from app.services.library import open_library
 from app.store.db import make_engine, upgrade_database
 from app.store.models import RevisionRow
+from app.store.texts import current_text
 
 WORKER = Path(__file__).parent / "save_worker.py"
 PROCESSES = 4
@@ -28,9 +32,13 @@ def revisions(settings: Settings) -> list[RevisionRow]:
         )
 
 
-def test_racing_processes_lose_no_acknowledged_save(settings: Settings) -> None:
+@pytest.mark.parametrize("store", ["folder", "database"])
+def test_racing_processes_lose_no_acknowledged_save(
+    settings: Settings, store: StoreOfRecord
+) -> None:
     library = open_library(settings)
     library.close()
+    folder = {path.name: path.read_bytes() for path in settings.references_dir.iterdir()}
     before = len(revisions(settings))
     command = [
         sys.executable,
@@ -45,6 +53,7 @@ def test_racing_processes_lose_no_acknowledged_save(settings: Settings) -> None:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
+            env={**os.environ, "FAILREF_STORE": store},
         )
         for n in range(PROCESSES)
     ]
@@ -59,9 +68,15 @@ def test_racing_processes_lose_no_acknowledged_save(settings: Settings) -> None:
     assert len(after) - before == acknowledged
     messages = {row.message for row in after[before:]}
     assert len(messages) == acknowledged
-    final = (settings.references_dir / "stuck-rank.md").read_bytes()
-    assert after[-1].content_hash == content_hash(final)
     engine = make_engine(settings)
     upgrade_database(engine, settings)
+    final = current_text(engine, settings.references_dir, "stuck-rank", store)
+    assert final is not None
+    assert after[-1].content_hash == final[1]
+    file_bytes = (settings.references_dir / "stuck-rank.md").read_bytes()
+    assert (content_hash(file_bytes) == final[1]) is (store == "folder")
+    if store == "database":
+        now = {path.name: path.read_bytes() for path in settings.references_dir.iterdir()}
+        assert now == folder
     with engine.connect() as connection:
         assert connection.exec_driver_sql("PRAGMA integrity_check").scalar() == "ok"

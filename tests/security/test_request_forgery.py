@@ -148,6 +148,7 @@ EDITOR_PAGES = [
     pytest.param("/new", id="new"),
     pytest.param("/r/stuck-rank/history", id="history"),
     pytest.param("/admin/gaps", id="gaps"),
+    pytest.param("/admin/conflicts", id="conflicts"),
 ]
 
 

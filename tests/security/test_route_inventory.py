@@ -91,6 +91,7 @@ def test_every_mutating_route_requires_an_editor_or_says_why_not(tmp_path: Any) 
         ("/new", "GET"),
         ("/r/{reference_id}/history", "GET"),
         ("/admin/gaps", "GET"),
+        ("/admin/conflicts", "GET"),
     ],
 )
 def test_the_inventory_sees_the_known_editor_routes(tmp_path: Any, path: str, method: str) -> None:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
+from store_helpers import in_database_mode
 
 from app.config import Settings
 from app.errors import StaleBase
@@ -110,3 +112,22 @@ def test_history_numbers_revisions_as_the_list_and_ignores_line_endings(
     assert unified_diff("a\r\nb\r\n", "a\nb\n", "before", "after") == ""
     number, text = revision_text(library, "stuck-rank", entries[-1].row.id or 0)
     assert (number, text) == (1, entries[-1].row.content)
+
+
+def test_an_editor_save_in_database_mode_never_touches_the_folder(
+    settings: Settings, references_dir: Path
+) -> None:
+    library = open_library(in_database_mode(settings))
+    token = add_editor(library, "ann")
+    with writing(library.engine) as session:
+        editor = editor_for_token(session, token).id
+    assert editor is not None
+    before = {path.name: path.read_bytes() for path in references_dir.iterdir()}
+    saved = save_as_editor(library, editor, "ann", edit_of(library, "A host that died."))
+    stale = edit_of(library, "A host that hung.", base="0" * 64)
+    with pytest.raises(StaleBase):
+        save_as_editor(library, editor, "ann", stale)
+    assert {path.name: path.read_bytes() for path in references_dir.iterdir()} == before
+    served = library.catalog.references["stuck-rank"]
+    assert (served.content_hash, served.causes[2].title) == (saved.content_hash, "A host that died")
+    library.close()

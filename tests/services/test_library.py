@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
+from store_helpers import in_database_mode
+
 from app.config import Settings
-from app.services.editing import Edit, save_reference
+from app.services.editing import Edit, editable_file, save_reference
 from app.services.library import open_library
 from app.store.files import current_file
 
@@ -36,3 +41,27 @@ def test_a_file_changed_on_disk_is_reloaded_on_the_next_poll(settings: Settings)
     assert library.poll() == "reloaded"
     assert "slow-collective" not in library.catalog.references
     library.close()
+
+
+def test_replicas_sharing_a_database_serve_a_web_edit_and_keep_their_folders(
+    settings: Settings, tmp_path: Path
+) -> None:
+    """Each replica has its own copy of the folder (baked into its image); a save in one
+    lands in the database only and reaches the other on its next poll."""
+    replica_folder = tmp_path / "replica"
+    shutil.copytree(settings.references_dir, replica_folder)
+    first = open_library(in_database_mode(settings))
+    second = open_library(
+        in_database_mode(settings).model_copy(update={"references_dir": replica_folder})
+    )
+    folder = sorted(path.read_bytes() for path in settings.references_dir.iterdir())
+    text, base = editable_file(first, "stuck-rank") or ("", "")
+    edit = Edit("stuck-rank", text.replace("A dead host.", "A host died."), base, False, "edit")
+    saved = save_reference(first, edit, "ann")
+    assert second.poll() == "refreshed"
+    assert second.catalog.references["stuck-rank"].content_hash == saved.content_hash
+    assert editable_file(second, "stuck-rank") == (edit.text, saved.content_hash)
+    assert sorted(path.read_bytes() for path in settings.references_dir.iterdir()) == folder
+    assert sorted(path.read_bytes() for path in replica_folder.iterdir()) == folder
+    first.close()
+    second.close()

@@ -1,4 +1,5 @@
-"""Folder → database: one transaction, only what changed, broken files never take others down."""
+"""Folder → database: one transaction, only what changed, broken files never take others
+down, and a reference changed in both the folder and the database is a conflict."""
 
 from __future__ import annotations
 
@@ -7,14 +8,15 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session, func, select
+from store_helpers import edit_file, edit_in_database, save_in_database
 
 from app.config import Settings
 from app.domain.catalog import Catalog
 from app.domain.references.document import content_hash
 from app.services.library import build_catalog
 from app.store.db import make_engine, upgrade_database
-from app.store.index import read_index, sync_folder
-from app.store.models import AliasRow, ReferenceRow, RevisionRow
+from app.store.index import fate_of, read_index, sync_folder
+from app.store.models import AliasRow, ConflictRow, ReferenceRow, RevisionRow
 
 
 @pytest.fixture
@@ -164,3 +166,143 @@ def test_alias_still_held_by_a_broken_files_last_version_is_reported_not_fatal(
     )
     assert catalog.aliases == {"old-slow-collective": "slow-collective"}
     assert set(catalog.references) == {"slow-collective", "stuck-rank"}
+
+
+# The folder and the database both as sources of a reference's text ---------------------
+
+
+def row_with(content_hash: str, imported_hash: str | None) -> ReferenceRow:
+    return ReferenceRow(
+        id="r",
+        title="r",
+        category="training",
+        path="references/r.md",
+        content_hash=content_hash,
+        imported_hash=imported_hash,
+        document="{}",
+    )
+
+
+@pytest.mark.parametrize(
+    ("row", "file_hash", "fate"),
+    [
+        pytest.param(None, "f", "import", id="new-file"),
+        pytest.param(row_with("a", "a"), "a", "same", id="unchanged"),
+        pytest.param(row_with("a", "a"), "f", "import", id="folder-changed"),
+        pytest.param(row_with("d", "a"), "a", "database", id="database-changed"),
+        pytest.param(row_with("d", "a"), "f", "conflict", id="both-changed"),
+        pytest.param(row_with("d", "a"), "d", "same", id="both-hold-one-text"),
+        pytest.param(row_with("d", None), "f", "conflict", id="created-on-both-sides"),
+    ],
+)
+def test_fate_of_a_file_follows_what_changed_since_its_last_import(
+    row: ReferenceRow | None, file_hash: str, fate: str
+) -> None:
+    assert fate_of(row, file_hash) == fate
+
+
+def test_a_web_edit_keeps_serving_while_its_file_stays_as_imported(
+    engine: Engine, references_dir: Path
+) -> None:
+    with Session(engine) as session:
+        sync_folder(session, references_dir)
+    edit_in_database(engine, references_dir, "stuck-rank", "A dead host.", "A host that died.")
+    edit_file(references_dir, "slow-collective", "A degraded link", "A degraded NVLink")
+    with Session(engine) as session:
+        report = sync_folder(session, references_dir)
+        catalog = load_catalog(session)
+        assert (report.updated, report.conflicts) == (["slow-collective"], [])
+        assert count(session, ConflictRow) == 0
+    assert catalog.references["stuck-rank"].causes[2].title == "A host that died"
+    assert catalog.references["slow-collective"].causes[0].title == "A degraded NVLink"
+
+
+def test_a_reference_changed_in_both_is_a_conflict_and_the_database_serves(
+    engine: Engine, references_dir: Path
+) -> None:
+    with Session(engine) as session:
+        sync_folder(session, references_dir)
+    edit_in_database(engine, references_dir, "stuck-rank", "A dead host.", "A host that died.")
+    in_folder = edit_file(references_dir, "stuck-rank", "A dead host.", "A host that hung.")
+    with Session(engine) as session:
+        revisions_before = count(session, RevisionRow)
+        report = sync_folder(session, references_dir)
+        conflict = session.get(ConflictRow, "stuck-rank")
+        assert report.conflicts == ["stuck-rank"]
+        assert (report.added, report.updated, report.removed) == ([], [], [])
+        assert count(session, RevisionRow) == revisions_before
+        catalog = load_catalog(session)
+    assert conflict is not None
+    assert conflict.folder_text == in_folder.decode()
+    assert conflict.folder_hash == content_hash(in_folder)
+    assert conflict.database_hash == catalog.references["stuck-rank"].content_hash
+    assert catalog.references["stuck-rank"].causes[2].title == "A host that died"
+
+
+def test_a_conflict_clears_once_the_folder_holds_the_database_text(
+    engine: Engine, references_dir: Path
+) -> None:
+    with Session(engine) as session:
+        sync_folder(session, references_dir)
+    web = edit_in_database(engine, references_dir, "stuck-rank", "A dead host.", "A host died.")
+    edit_file(references_dir, "stuck-rank", "A dead host.", "A host that hung.")
+    with Session(engine) as session:
+        assert sync_folder(session, references_dir).conflicts == ["stuck-rank"]
+    (references_dir / "stuck-rank.md").write_bytes(web)
+    with Session(engine) as session:
+        revisions_before = count(session, RevisionRow)
+        report = sync_folder(session, references_dir)
+        assert (report.updated, report.conflicts) == ([], [])
+        assert count(session, ConflictRow) == 0
+        assert count(session, RevisionRow) == revisions_before
+    # The folder's text is now the imported one: the next change to the file is taken.
+    edit_file(references_dir, "stuck-rank", "A host died.", "A host that hung.")
+    with Session(engine) as session:
+        assert sync_folder(session, references_dir).updated == ["stuck-rank"]
+
+
+def test_a_file_deleted_after_a_web_edit_is_a_conflict_and_stays(
+    engine: Engine, references_dir: Path
+) -> None:
+    with Session(engine) as session:
+        sync_folder(session, references_dir)
+    edit_in_database(engine, references_dir, "stuck-rank", "A dead host.", "A host died.")
+    (references_dir / "stuck-rank.md").unlink()
+    with Session(engine) as session:
+        report = sync_folder(session, references_dir)
+        conflict = session.get(ConflictRow, "stuck-rank")
+        catalog = load_catalog(session)
+    assert (report.removed, report.conflicts) == ([], ["stuck-rank"])
+    assert conflict is not None
+    assert (conflict.folder_hash, conflict.folder_text) == (None, None)
+    assert "stuck-rank" in catalog.references
+
+
+def test_a_reference_created_in_the_database_stays_without_a_file(
+    engine: Engine, references_dir: Path
+) -> None:
+    with Session(engine) as session:
+        sync_folder(session, references_dir)
+    text = (references_dir / "stuck-rank.md").read_text()
+    created = text.replace("id: stuck-rank", "id: new-one").replace(
+        "title: One rank is stuck while the others wait", "title: A new one"
+    )
+    save_in_database(engine, references_dir, "new-one", created.encode(), creating=True)
+    with Session(engine) as session:
+        report = sync_folder(session, references_dir)
+        catalog = load_catalog(session)
+    assert (report.removed, report.conflicts) == ([], [])
+    assert catalog.references["new-one"].title == "A new one"
+    assert not (references_dir / "new-one.md").exists()
+
+
+def test_the_aliases_of_a_web_edit_stay_after_a_load(engine: Engine, references_dir: Path) -> None:
+    with Session(engine) as session:
+        sync_folder(session, references_dir)
+    edit_in_database(
+        engine, references_dir, "slow-collective", "A degraded link", "A degraded NVLink"
+    )
+    with Session(engine) as session:
+        sync_folder(session, references_dir)
+        catalog = load_catalog(session)
+    assert catalog.aliases == {"old-slow-collective": "slow-collective"}
