@@ -1,11 +1,12 @@
 """Re-rank a reference's causes (a symptom's candidates) by the evidence checks a reader
-ran: "ran it: confirms" confirms the causes the check says it confirms, "ran it: rules
-out" rules out the ones it says it rules out.
+ran. A check can show one of a few results, as its text names them ("**confirms**
+candidate 6", "**rules out** candidate 6"); the reader marks the one it showed, and the
+causes it names move up (confirmed) or fold away (ruled out).
 
-The marks arrive as query parameters (`check3=rules_out`), so a re-ranked page is a URL
-that can be shared; they are read here, checked against the reference's checks, and a
-mark the check cannot give (a "rules out" on a check that rules nothing out) is an error
-naming its field.
+The marks arrive as query parameters, so a re-ranked page is a URL that can be shared:
+`check3=rules_out` when check 3 has one "rules out" result, `check1=confirms-1-2-3` when it
+has several (the causes name which). They are read here and checked against the
+reference's checks; a mark the check cannot give is an error naming its field.
 """
 
 from __future__ import annotations
@@ -15,11 +16,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from app.domain.references.document import Check
+from app.domain.references.document import Check, CheckOutcome
 from app.errors import InvalidInput
 
-CheckMark = Literal["confirms", "rules_out"]
-CHECK_MARKS: tuple[CheckMark, ...] = ("confirms", "rules_out")
 CauseState = Literal["confirmed", "open", "contested", "ruled_out"]
 # `check3`: the third evidence check of the reference, as the page's form names it.
 CHECK_PARAM = re.compile(r"check([0-9]{1,3})")
@@ -43,10 +42,33 @@ def check_field(number: int) -> str:
     return f"check{number}"
 
 
-def read_marks(query: Mapping[str, str], checks: Sequence[Check]) -> dict[int, CheckMark]:
-    """The marks in `query` by check number; other parameters are left alone and an empty
-    value means "not run". InvalidInput names a field that makes no sense."""
-    marks: dict[int, CheckMark] = {}
+@dataclass(frozen=True, slots=True)
+class CheckOption:
+    """A result a reader can mark for a check, with the value the form sends for it."""
+
+    value: str
+    outcome: CheckOutcome
+
+
+def check_options(check: Check) -> tuple[CheckOption, ...]:
+    """The results a check can show, each with its value: the bare verdict when the check
+    has one result of that verdict, else the verdict and the causes it names."""
+    verdicts = [outcome.verdict for outcome in check.outcomes]
+    return tuple(
+        CheckOption(
+            outcome.verdict
+            if verdicts.count(outcome.verdict) == 1
+            else "-".join([outcome.verdict, *map(str, outcome.causes)]),
+            outcome,
+        )
+        for outcome in check.outcomes
+    )
+
+
+def read_marks(query: Mapping[str, str], checks: Sequence[Check]) -> dict[int, CheckOutcome]:
+    """The results marked in `query`, by check number; other parameters are left alone and
+    an empty value means "not run". InvalidInput names a field that makes no sense."""
+    marks: dict[int, CheckOutcome] = {}
     for name, value in query.items():
         found = CHECK_PARAM.fullmatch(name)
         if found is None or not value:
@@ -57,42 +79,26 @@ def read_marks(query: Mapping[str, str], checks: Sequence[Check]) -> dict[int, C
                 f"{name}: there is no evidence check {number} (this reference has {len(checks)})",
                 field=name,
             )
-        if value not in CHECK_MARKS:
+        options = {option.value: option.outcome for option in check_options(checks[number - 1])}
+        if value not in options:
+            shown = ", ".join(options) or "none: it names no cause by number"
             raise InvalidInput(
-                f"{name}: must be confirms or rules_out, not {value[:40]!r}", field=name
+                f"{name}: evidence check {number} cannot show {value[:40]!r}; it can show {shown}",
+                field=name,
             )
-        mark: CheckMark = "confirms" if value == "confirms" else "rules_out"
-        if mark not in marks_possible(checks[number - 1]):
-            says = "confirms" if mark == "confirms" else "rules out"
-            raise InvalidInput(f"{name}: evidence check {number} {says} no cause", field=name)
-        marks[number] = mark
+        marks[number] = options[value]
     return marks
 
 
-def marks_possible(check: Check) -> tuple[CheckMark, ...]:
-    """The marks a check can take: those whose causes it names."""
-    possible: list[CheckMark] = []
-    if check.confirms:
-        possible.append("confirms")
-    if check.rules_out:
-        possible.append("rules_out")
-    return tuple(possible)
-
-
-def rerank(
-    order: Sequence[int], checks: Sequence[Check], marks: Mapping[int, CheckMark]
-) -> list[RankedCause]:
+def rerank(order: Sequence[int], marks: Mapping[int, CheckOutcome]) -> list[RankedCause]:
     """The causes numbered in `order` (the author's, or ranked for a paste), re-ranked by
     the marks: confirmed first (by more checks first), then open and contested ones, then
     the ruled-out ones; each group keeps the order it came in."""
     confirmed: dict[int, list[int]] = {number: [] for number in order}
     ruled_out: dict[int, list[int]] = {number: [] for number in order}
-    for check_number, mark in sorted(marks.items()):
-        check = checks[check_number - 1]
-        named, into = (
-            (check.confirms, confirmed) if mark == "confirms" else (check.rules_out, ruled_out)
-        )
-        for cause in named:
+    for check_number, outcome in sorted(marks.items()):
+        into = confirmed if outcome.verdict == "confirms" else ruled_out
+        for cause in outcome.causes:
             if cause in into:
                 into[cause].append(check_number)
     causes = [
