@@ -72,6 +72,8 @@ def test_a_no_to_a_confident_result_sends_its_line_to_the_gaps(client: TestClien
     assert gap.disputed_id == "stuck-rank"
     assert "abcd1234" not in gap.example + gap.template  # redacted like every gap
     assert gap.template.startswith("torch._dynamo hit config.recompile_limit")
+    sign_in(client)
+    assert "a reader said it was not the answer" in client.get("/admin/gaps").text
 
 
 def test_a_no_on_a_reference_page_sends_nothing_to_the_gaps(client: TestClient) -> None:

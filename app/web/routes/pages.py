@@ -38,7 +38,7 @@ from app.web.guards import OptionalEditor, Writable, same_origin
 from app.web.ratelimit import RateLimited, spend_budget
 from app.web.templating import page, page_path
 from app.web.views.calculator_panel import CalculatorPanel, build_panel, preset_inputs
-from app.web.views.check_marks import check_board, kept_params, symptom_boards
+from app.web.views.check_marks import check_board, symptom_boards
 from app.web.views.log_view import linked_lines, log_view
 from app.web.views.paste import CONTEXT_LABELS, EXAMPLES, PasteForm
 
@@ -198,7 +198,6 @@ def reference_page(
         status=panel_status(panel),
         reference=reference,
         board=board,
-        kept_params=kept_params(request.query_params.multi_items()),
         outcome_thanks=request.query_params.get("outcome") == "thanks",
         related=related_references(catalog, reference),
         panel=panel,

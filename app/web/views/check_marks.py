@@ -10,7 +10,6 @@ from dataclasses import dataclass
 
 from app.domain.matching.next_steps import cause_titles
 from app.domain.matching.rerank import (
-    CHECK_PARAM,
     RankedCause,
     check_field,
     check_options,
@@ -22,8 +21,6 @@ from app.domain.references.document import CheckOutcome, Reference
 
 # The query parameter that says which symptom of a result the marks are for.
 MARKED_REFERENCE_PARAM = "r"
-# Notices shown once after a form was sent; a re-ranked link should not repeat them.
-ONE_OFF_PARAMS = frozenset({"feedback", "outcome", "saved"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,13 +196,3 @@ def symptom_boards(
         if symptom is not None and symptom.kind == "symptom" and reference_id not in boards:
             boards[reference_id] = candidate_board(symptom, candidates, query)
     return boards
-
-
-def kept_params(query: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
-    """The parameters of a page's URL the check form carries over as hidden fields (the
-    calculator's inputs): not the marks, which the form sets, nor one-off notices."""
-    return [
-        (name, value)
-        for name, value in query
-        if CHECK_PARAM.fullmatch(name) is None and name not in ONE_OFF_PARAMS
-    ]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from fastapi.testclient import TestClient
 from web.routes.test_pages import context_of, parse
 
-from app.web.views.check_marks import CandidateBoard, CheckBoard, kept_params
+from app.web.views.check_marks import CandidateBoard, CheckBoard
 
 # fx-timeout's checks: 1 rules out or confirms candidate 2; 2 confirms 1 and rules out 3;
 # 3 confirms 3.
@@ -76,8 +76,3 @@ def test_a_symptom_result_is_reranked_for_its_reference_only(diagnosis_client: T
     other = {"q": TIMEOUT_LINE, "r": "another-symptom", "check2": "rules_out"}
     ignored = context_of(diagnosis_client.get("/", params=other))["boards"]
     assert not ignored["fx-timeout"].marked  # type: ignore[index]
-
-
-def test_kept_params_leave_out_marks_and_one_off_notices() -> None:
-    query = [("check1", "confirms"), ("outcome", "thanks"), ("gpus", "8"), ("gpus", "16")]
-    assert kept_params(query) == [("gpus", "8"), ("gpus", "16")]
