@@ -48,7 +48,8 @@ def telling_checks(reference: Reference, limit: int = MAX_TELLING_CHECKS) -> lis
     def telling(position: int) -> tuple[bool, int, bool, int]:
         check = reference.checks[position]
         named = set(check.confirms) | set(check.rules_out)
-        likeliest = min(named) if named else len(reference.checks) + len(reference.causes) + 1
+        # A check naming no cause by number goes after every one that does.
+        likeliest = min(named) if named else len(cause_titles(reference)) + 1
         decisive = bool(check.confirms) and bool(check.rules_out)
         return (not check.commands, likeliest, not decisive, position)
 
