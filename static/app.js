@@ -2,7 +2,7 @@
 "use strict";
 
 function addCopyButtons() {
-  for (const pre of document.querySelectorAll("pre.copyable, .checks pre, .message pre")) {
+  for (const pre of document.querySelectorAll("pre.copyable, .checks pre, .check-hints pre, .message pre")) {
     if (pre.querySelector("button.copy")) continue;
     pre.classList.add("copyable");
     const button = document.createElement("button");
@@ -21,23 +21,6 @@ function addCopyButtons() {
       setTimeout(() => { button.textContent = "Copy"; }, 1500);
     });
     pre.appendChild(button);
-  }
-}
-
-function rememberChecks() {
-  const article = document.querySelector("[data-reference]");
-  if (!article) return;
-  const key = "failref:checks:" + article.dataset.reference;
-  let ticked = {};
-  try { ticked = JSON.parse(localStorage.getItem(key) || "{}"); } catch { ticked = {}; }
-  for (const box of article.querySelectorAll("input[data-check]")) {
-    box.checked = Boolean(ticked[box.dataset.check]);
-    box.closest("li")?.classList.toggle("done", box.checked);
-    box.addEventListener("change", () => {
-      ticked[box.dataset.check] = box.checked;
-      box.closest("li")?.classList.toggle("done", box.checked);
-      try { localStorage.setItem(key, JSON.stringify(ticked)); } catch { /* storage full or off */ }
-    });
   }
 }
 
@@ -74,12 +57,13 @@ function enhancePasteForm() {
   }
 }
 
-// "Did this help?" answers are sent in place, so the results stay on screen.
+// "Did this help?" and "this was it" are sent in place, so the results stay on screen.
 function sendFeedbackInPlace() {
-  for (const form of document.querySelectorAll("form.feedback")) {
+  for (const form of document.querySelectorAll("form.feedback, form.outcome")) {
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
-      const body = new URLSearchParams({ helpful: event.submitter?.value ?? "yes" });
+      const body = new URLSearchParams(new FormData(form));
+      if (event.submitter?.name) body.set(event.submitter.name, event.submitter.value);
       try {
         const response = await fetch(form.action, {
           method: "POST",
@@ -95,9 +79,26 @@ function sendFeedbackInPlace() {
   }
 }
 
+// A re-ranking link carries only the checks that were run: "not run" marks are left out.
+function trimCheckMarks() {
+  for (const form of document.querySelectorAll("form.check-marks")) {
+    form.addEventListener("submit", () => {
+      for (const input of form.querySelectorAll("input[type=radio][value='']:checked")) {
+        input.disabled = true;
+      }
+    });
+  }
+  // Back and forward restore the page from cache with those still disabled.
+  window.addEventListener("pageshow", () => {
+    for (const input of document.querySelectorAll("form.check-marks input:disabled")) {
+      input.disabled = false;
+    }
+  });
+}
+
 document.addEventListener("DOMContentLoaded", () => {
   addCopyButtons();
-  rememberChecks();
   enhancePasteForm();
   sendFeedbackInPlace();
+  trimCheckMarks();
 });

@@ -50,16 +50,20 @@ as a Python traceback or an NCCL error), best first. Each match has an id, a sco
 (1 = exactly a known message), `confident` (score at or above `confident_threshold`), the \
 reasons it matched, the reference message that matched and the path of its page.
 
-A match never confirms a cause: it only says which reference to read. Open the best matches \
-with get_reference and run their evidence checks; the checks are what confirm or rule out \
-each cause. For a whole log of many lines use scan_log instead. `context` (framework, phase, \
-gpu, gpus, model, notes) is optional and only adjusts the ranking."""
+A match never confirms a cause: it only says which reference to read. `next_checks` are \
+what to run first: for a cause, its most telling evidence checks with their commands; for a \
+symptom (`kind` symptom, with `candidates` ranked for this text), the check that tells its \
+top two candidates apart. Open the best matches with get_reference for every check; the \
+checks are what confirm or rule out each cause. For a whole log of many lines use scan_log \
+instead. `context` (framework, phase, gpu, gpus, model, notes) is optional and only adjusts \
+the ranking."""
 
 SCAN_DESCRIPTION = """\
 Scan a WHOLE log (a training or serving log of many lines, up to the server's line limit) \
 and tell its story. `diagnosis.roots` lists what went wrong first, likeliest first: each \
 root with its first line (1-based), the ranks and hosts that printed it, the lines around \
-it, its candidate causes when it is a symptom, and the later lines it explains \
+it, its candidate causes when it is a symptom, the checks to run next (`next_checks`), \
+and the later lines it explains \
 (`consequences`); for a collective timeout, `silent_ranks` are the ranks that did not time \
 out, where the hang usually is. `diagnosis.unrecognised` lists error-looking lines no \
 reference matched. `hits` lists every reference whose known messages appear, with line \

@@ -6,10 +6,13 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
-from app.config import Settings
+from app.config import DEFAULT_MATCH_LIMIT, Settings
+from app.domain.catalog import get_reference
 from app.domain.matching.normalize import normalize_line, restore_error_codes
+from app.errors import InvalidInput
+from app.services.analysis import rank_message
 from app.services.library import Library
-from app.store import feedback, gaps
+from app.store import feedback, gaps, outcomes
 from app.store.db import make_engine, reading, upgrade_database, writing
 from app.store.feedback import FeedbackCounts
 from app.store.models import GapRow
@@ -54,9 +57,35 @@ def prune_gaps(settings: Settings) -> int:
         engine.dispose()
 
 
-def record_feedback(library: Library, reference_id: str, helpful: bool) -> None:
-    """Count one reader's answer to "did this help?"."""
+def record_feedback(library: Library, reference_id: str, helpful: bool, line: str = "") -> None:
+    """Count one reader's answer to "did this help?". A "no" about the line a result card
+    matched (`line`) sends that line, redacted, to the gaps list when the reference did
+    match it confidently: a confident answer that was wrong is something to write too."""
     feedback.record_feedback(library.engine, reference_id, helpful)
+    text = gaps.first_line(line)
+    if helpful or not text.strip():
+        return
+    result = rank_message(library.catalog, text, None, DEFAULT_MATCH_LIMIT)
+    if any(match.id == reference_id and match.confident for match in result.matches):
+        gaps.remember_disputed(library.engine, library.settings, text, reference_id)
+
+
+def record_outcome(library: Library, reference_id: str, cause: int) -> None:
+    """Count one reader's "this was it" for cause number `cause` of a reference (a
+    symptom's candidate); InvalidInput when the reference lists no such cause."""
+    reference = get_reference(library.catalog, reference_id)
+    listed = len(reference.candidates if reference.kind == "symptom" else reference.causes)
+    if not 1 <= cause <= listed:
+        raise InvalidInput(
+            f"cause: {reference.id} lists {listed} causes; there is no cause {cause}",
+            field="cause",
+        )
+    outcomes.record_outcome(library.engine, reference.id, cause)
+
+
+def outcome_counts(library: Library, reference_id: str) -> dict[int, int]:
+    """How many readers said each cause of a reference was it, by cause number."""
+    return outcomes.outcome_counts(library.engine, reference_id)
 
 
 def feedback_counts(library: Library, reference_id: str) -> FeedbackCounts:

@@ -87,6 +87,9 @@ class ScanHitPublic(BaseModel):
     reasons: list[str]
     candidates: list[CandidatePublic]
     checks: list[CheckHint]
+    next_checks: list[CheckHint] = Field(
+        description="For a cause, its most telling checks; for a symptom, what splits its top two."
+    )
     ranks: list[int] = Field(description="Ranks whose lines matched (from their labels).")
     hosts: list[str] = Field(description="Hosts whose lines matched (from their labels).")
     url: str

@@ -212,6 +212,10 @@ class MatchPublic(BaseModel):
         description="For a symptom: its causes, ranked for this paste."
     )
     checks: list[CheckHint] = Field(description="For a symptom: what tells the top two apart.")
+    next_checks: list[CheckHint] = Field(
+        description="What to run next: for a cause, its most telling checks (with commands); "
+        "for a symptom, the check that tells its top two candidates apart."
+    )
     url: str
 
 

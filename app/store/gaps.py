@@ -75,22 +75,22 @@ def today() -> dt.datetime:
     return utc_now().replace(hour=0, minute=0, second=0, microsecond=0)
 
 
-def record_gap(session: Session, text: str) -> None:
+def record_gap(session: Session, text: str) -> GapRow | None:
     """Count one unanswered query under its template; the caller commits."""
     found = gap_template(text)
     if found is None:
-        return
+        return None
     template, example = found
     row = session.exec(select(GapRow).where(GapRow.template == template)).first()
     if row is None:
-        session.add(
-            GapRow(template=template, example=example, first_seen=today(), last_seen=today())
-        )
-        return
+        row = GapRow(template=template, example=example, first_seen=today(), last_seen=today())
+        session.add(row)
+        return row
     row.count += 1
     row.last_seen = today()
     row.example = example
     session.add(row)
+    return row
 
 
 def remember_if_unanswered(engine: Engine, settings: Settings, text: str, confident: bool) -> None:
@@ -108,6 +108,20 @@ def remember_lines(engine: Engine, settings: Settings, lines: Sequence[str]) -> 
     with writing(engine) as session:
         for line in lines:
             record_gap(session, line)
+        session.commit()
+
+
+def remember_disputed(engine: Engine, settings: Settings, text: str, reference_id: str) -> None:
+    """Record `text` as a gap that `reference_id` answered confidently but, a reader says,
+    wrongly: confident-but-wrong answers reach the docs team too (redacted like the rest,
+    and only when storing is on)."""
+    if not settings.store_queries or settings.read_only:
+        return
+    with writing(engine) as session:
+        row = record_gap(session, text)
+        if row is not None:
+            row.disputed_id = reference_id
+            session.add(row)
         session.commit()
 
 

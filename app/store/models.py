@@ -91,6 +91,12 @@ class GapRow(SQLModel, table=True):
     count: int = 1
     first_seen: dt.datetime = Field(default_factory=utc_now)
     last_seen: dt.datetime = Field(default_factory=utc_now, index=True)
+    disputed_id: str | None = Field(
+        default=None,
+        max_length=80,
+        description="The reference a reader said was wrong for it, though it matched "
+        "confidently (the latest such report).",
+    )
 
 
 class FeedbackRow(SQLModel, table=True):
@@ -101,6 +107,17 @@ class FeedbackRow(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     reference_id: str = Field(index=True, max_length=80)
     helpful: bool
+    created_at: dt.datetime = Field(default_factory=utc_now)
+
+
+class OutcomeRow(SQLModel, table=True):
+    """A reader's "this was it" for one cause of a reference (a symptom's candidate)."""
+
+    __tablename__ = "cause_outcome"
+
+    id: int | None = Field(default=None, primary_key=True)
+    reference_id: str = Field(index=True, max_length=80)
+    cause: int = Field(description="The cause's number in the reference's list, 1-based.")
     created_at: dt.datetime = Field(default_factory=utc_now)
 
 

@@ -267,15 +267,6 @@ def test_calculator_works_without_javascript(open_page: Callable[..., Page]) -> 
     expect(page.locator("output[data-output='step_ms']")).to_have_text(format_number(expected))  # type: ignore[arg-type]
 
 
-def test_ticked_checks_are_remembered_after_reload(page: Page, console_errors: list[str]) -> None:
-    page.goto("/r/torch-compile-hang-timeout")
-    page.locator("#check-2").check()
-    page.reload()
-    expect(page.locator("#check-2")).to_be_checked()
-    expect(page.locator("#check-1")).not_to_be_checked()
-    assert_clean(page, console_errors)
-
-
 def test_ctrl_enter_submits_and_examples_fill_the_box(
     page: Page, console_errors: list[str]
 ) -> None:

@@ -29,7 +29,11 @@ ANONYMOUS_ALLOWED = {
     ("POST", "/api/v1/calculators/{name}"): "read-only computation over the posted inputs",
     ("POST", "/login"): "authenticates: trades a token for a session",
     ("POST", "/r/{reference_id}/feedback"): (
-        "a reader's yes/no on a reference: same-origin only, rate limited, stores no text"
+        "a reader's yes/no on a reference: same-origin only, rate limited; the only text it "
+        "stores is a confident card's line after a no, redacted as a gap, as a paste would be"
+    ),
+    ("POST", "/r/{reference_id}/outcome"): (
+        "a reader's 'this was it' for one cause: same-origin only, rate limited, stores no text"
     ),
     ("*", MCP_PATH): "MCP tools, every one annotated read-only (checked below)",
 }

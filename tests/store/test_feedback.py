@@ -7,7 +7,7 @@ from fastapi.testclient import TestClient
 from sqlmodel import Session, select
 
 from app.store.feedback import feedback_counts
-from app.store.models import FeedbackRow
+from app.store.models import FeedbackRow, GapRow
 
 
 def test_answers_are_counted_and_the_reader_returns_to_the_page(client: TestClient) -> None:
@@ -56,3 +56,27 @@ def test_results_carry_a_feedback_form_per_reference(client: TestClient) -> None
     line = "torch._dynamo hit config.recompile_limit (8)"
     page = client.post("/", data={"log": line}).text
     assert 'action="/r/stuck-rank/feedback"' in page
+
+
+def test_a_no_to_a_confident_result_sends_its_line_to_the_gaps(client: TestClient) -> None:
+    line = "torch._dynamo hit config.recompile_limit (8) token=abcd1234efgh5678ijkl"
+    page = client.post("/", data={"log": line}).text
+    assert 'name="line" value="torch._dynamo hit config.recompile_limit (8)' in page
+    client.post("/r/stuck-rank/feedback", data={"helpful": "yes", "line": line})
+    client.post("/r/slow-collective/feedback", data={"helpful": "no", "line": line})
+    with Session(library_of(client).engine) as session:
+        assert session.exec(select(GapRow)).all() == []  # a yes, or not the confident one
+    client.post("/r/stuck-rank/feedback", data={"helpful": "no", "line": line})
+    with Session(library_of(client).engine) as session:
+        (gap,) = session.exec(select(GapRow)).all()
+    assert gap.disputed_id == "stuck-rank"
+    assert "abcd1234" not in gap.example + gap.template  # redacted like every gap
+    assert gap.template.startswith("torch._dynamo hit config.recompile_limit")
+    sign_in(client)
+    assert "a reader said it was not the answer" in client.get("/admin/gaps").text
+
+
+def test_a_no_on_a_reference_page_sends_nothing_to_the_gaps(client: TestClient) -> None:
+    client.post("/r/stuck-rank/feedback", data={"helpful": "no"})
+    with Session(library_of(client).engine) as session:
+        assert session.exec(select(GapRow)).all() == []

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from app.domain.matching.context import context_gates
 from app.domain.matching.index import MatchIndex
+from app.domain.matching.next_steps import check_hint
 from app.domain.matching.results import CandidateMatch, CheckHint
 from app.domain.references.document import Candidate, Reference
 from app.domain.references.values import (
@@ -96,8 +97,9 @@ def rank_candidates(
             title=candidate.title,
             score=score,
             reasons=reasons,
+            number=number + 1,
         )
-        for score, _, _, candidate, reasons in scored
+        for score, _, number, candidate, reasons in scored
     ]
     top = [number + 1 for _, _, number, _, _ in scored[:2]]
     return ranked, separating_checks(symptom, top)
@@ -177,14 +179,4 @@ def separating_checks(symptom: Reference, top: Sequence[int]) -> list[CheckHint]
         splits = any(a != b for a in confirmed for b in ruled_out)
         ranked.append((-(2 * overlap + splits), position, check))
     ranked.sort(key=lambda item: (item[0], item[1]))
-    titles = {number + 1: c.title for number, c in enumerate(symptom.candidates)}
-    return [
-        CheckHint(
-            text=check.markdown,
-            html=check.html,
-            commands=list(check.commands),
-            confirms=[titles[n] for n in check.confirms if n in titles],
-            rules_out=[titles[n] for n in check.rules_out if n in titles],
-        )
-        for _, _, check in ranked[:MAX_CHECK_HINTS]
-    ]
+    return [check_hint(symptom, position + 1) for _, position, _ in ranked[:MAX_CHECK_HINTS]]

@@ -16,6 +16,7 @@ from app.domain.matching.candidates import PasteEvidence, rank_candidates
 from app.domain.matching.context import QueryContext, context_gates
 from app.domain.matching.evidence import quieter
 from app.domain.matching.index import MatchIndex
+from app.domain.matching.next_steps import next_checks
 from app.domain.matching.rank import CONFIDENT_THRESHOLD, LineScore, LineScores, Scored, Scorer
 from app.domain.matching.results import (
     CandidateMatch,
@@ -86,6 +87,7 @@ class Judge:
             context_disagrees=disagrees(gates),
             candidates=candidates,
             checks=checks,
+            next_checks=next_checks(reference, candidates),
         )
 
     def _evidence(self, symptom: Reference, scored: Scored) -> PasteEvidence:

@@ -28,16 +28,26 @@ class CandidateMatch(BaseModel):
     title: str
     score: float = Field(ge=0, le=1, description="How strongly this paste points to it.")
     reasons: list[str]
+    number: int = Field(
+        ge=1, description="Its place in the symptom's own list (the page's `#candidate-N`)."
+    )
 
 
 class CheckHint(BaseModel):
-    """An evidence check that tells the top candidates apart."""
+    """An evidence check of a reference, with the causes it confirms or rules out."""
 
     text: str = Field(description="The check, as Markdown.")
     html: str = Field(description="The check, rendered.")
     commands: list[str]
-    confirms: list[str] = Field(description="Titles of the candidates it confirms.")
-    rules_out: list[str] = Field(description="Titles of the candidates it rules out.")
+    confirms: list[str] = Field(description="Titles of the causes (candidates) it confirms.")
+    rules_out: list[str] = Field(description="Titles of the causes (candidates) it rules out.")
+    number: int = Field(ge=1, description="Its place in the reference's evidence checks.")
+    confirms_numbers: list[int] = Field(
+        description="The causes it confirms, by number in the reference's list (`#cause-N`)."
+    )
+    rules_out_numbers: list[int] = Field(
+        description="The causes it rules out, by number in the reference's list."
+    )
 
 
 class Match(BaseModel):
@@ -69,6 +79,11 @@ class Match(BaseModel):
     )
     checks: list[CheckHint] = Field(
         default_factory=list, description="For a symptom: checks that tell the top two apart."
+    )
+    next_checks: list[CheckHint] = Field(
+        default_factory=list,
+        description="What to run next: for a cause, its most telling checks; for a symptom, "
+        "the check that tells its top two candidates apart, when one does.",
     )
 
 
@@ -111,6 +126,11 @@ class ScanHit(BaseModel):
     context_disagrees: bool = False
     candidates: list[CandidateMatch] = Field(default_factory=list)
     checks: list[CheckHint] = Field(default_factory=list)
+    next_checks: list[CheckHint] = Field(
+        default_factory=list,
+        description="What to run next: for a cause, its most telling checks; for a symptom, "
+        "the check that tells its top two candidates apart, when one does.",
+    )
     ranks: list[int] = Field(default_factory=list, description="Ranks whose lines matched.")
     hosts: list[str] = Field(default_factory=list, description="Hosts whose lines matched.")
 
@@ -156,6 +176,11 @@ class Root(BaseModel):
         description="For a symptom: its causes, ranked by the evidence in the log."
     )
     checks: list[CheckHint] = Field(description="For a symptom: checks for the top two.")
+    next_checks: list[CheckHint] = Field(
+        default_factory=list,
+        description="What to run next: for a cause, its most telling checks; for a symptom, "
+        "the check that tells its top two candidates apart, when one does.",
+    )
     consequences: list[Consequence]
     context: list[LogLine] = Field(description="Its first line with the lines around it.")
 

@@ -32,6 +32,7 @@ from app.domain.matching.lines import (
     reading_notes,
     split_lines,
 )
+from app.domain.matching.next_steps import next_checks
 from app.domain.matching.normalize import MAX_LINE_CHARS, normalize_line
 from app.domain.matching.rank import (
     CONFIDENT_THRESHOLD,
@@ -333,6 +334,7 @@ class _Found:
             context_disagrees=disagrees(gates),
             candidates=candidates,
             checks=checks,
+            next_checks=next_checks(reference, candidates),
             ranks=list(shown_on.ranks),
             hosts=list(shown_on.hosts),
         )

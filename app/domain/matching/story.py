@@ -187,6 +187,7 @@ def _root(
         reasons=_reasons(hit, consequences, silent),
         candidates=hit.candidates,
         checks=hit.checks,
+        next_checks=hit.next_checks,
         consequences=consequences,
         context=_context(lines, hit.first_line),
     )

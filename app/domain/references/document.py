@@ -68,6 +68,16 @@ class Cause(Frozen):
     line: int
 
 
+CheckVerdict = Literal["confirms", "rules_out"]
+
+
+class CheckOutcome(Frozen):
+    """One result a check can show, as its text names it: "**confirms** candidates 2 or 3"."""
+
+    verdict: CheckVerdict
+    causes: tuple[int, ...] = Field(description="The causes it speaks for, 1-based.")
+
+
 class Check(Frozen):
     """One evidence check: what to run or look at and which cause it confirms or rules out."""
 
@@ -77,6 +87,11 @@ class Check(Frozen):
     line: int
     confirms: tuple[int, ...] = Field(default=(), description="Causes it confirms, 1-based.")
     rules_out: tuple[int, ...] = Field(default=(), description="Causes it rules out, 1-based.")
+    outcomes: tuple[CheckOutcome, ...] = Field(
+        default=(),
+        description="Each result the check can show, in the order its text names them: "
+        "what a reader marks after running it.",
+    )
 
 
 class Candidate(Frozen):

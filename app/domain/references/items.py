@@ -4,6 +4,7 @@ checks with the causes they name by number, and sources."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from markdown_it.token import Token
@@ -16,7 +17,15 @@ from app.domain.references.blocks import (
     parse_rules,
     single_list,
 )
-from app.domain.references.document import PHASES, Candidate, Cause, Check, Source
+from app.domain.references.document import (
+    PHASES,
+    Candidate,
+    Cause,
+    Check,
+    CheckOutcome,
+    CheckVerdict,
+    Source,
+)
 from app.domain.references.fields import Collector
 from app.domain.references.markdown import linked_reference_id, markdown_parser, render_markdown
 from app.domain.references.sections import Block, Section
@@ -161,7 +170,8 @@ def parse_checks(
             found.add(
                 item.first_line, "Evidence checks", "say which cause it confirms or rules out"
             )
-        confirms, rules_out = _check_targets(item.source)
+        outcomes = _check_outcomes(item.source)
+        confirms, rules_out = _targets(outcomes, "confirms"), _targets(outcomes, "rules_out")
         named = sorted(set(confirms) | set(rules_out))
         if any(not 1 <= number <= listed for number in named):
             found.add(
@@ -184,20 +194,31 @@ def parse_checks(
                 line=item.first_line,
                 confirms=confirms,
                 rules_out=rules_out,
+                outcomes=outcomes,
             )
         )
     return tuple(checks)
 
 
-def _check_targets(source: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """Causes a check confirms and rules out, by number, as its text names them."""
-    confirms: list[int] = []
-    rules_out: list[int] = []
+def _check_outcomes(source: str) -> tuple[CheckOutcome, ...]:
+    """The results a check can show, as its text names them (`confirms candidates 1 or 2`),
+    each once, in the order written."""
+    outcomes: list[CheckOutcome] = []
     for found in CHECK_TARGETS.finditer(source):
-        numbers = [int(number) for number in re.findall(r"\d+", found.group(2))]
-        target = confirms if found.group(1).lower().startswith("confirm") else rules_out
-        target.extend(number for number in numbers if number not in target)
-    return tuple(confirms), tuple(rules_out)
+        numbers = tuple(dict.fromkeys(int(n) for n in re.findall(r"\d+", found.group(2))))
+        verdict: CheckVerdict = (
+            "confirms" if found.group(1).lower().startswith("confirm") else "rules_out"
+        )
+        outcome = CheckOutcome(verdict=verdict, causes=numbers)
+        if outcome not in outcomes:
+            outcomes.append(outcome)
+    return tuple(outcomes)
+
+
+def _targets(outcomes: Sequence[CheckOutcome], verdict: CheckVerdict) -> tuple[int, ...]:
+    """Every cause the outcomes of one verdict name, each once, in the order written."""
+    named = (n for outcome in outcomes if outcome.verdict == verdict for n in outcome.causes)
+    return tuple(dict.fromkeys(named))
 
 
 def parse_sources(section: Section, found: Collector) -> tuple[Source, ...]:

@@ -19,19 +19,26 @@ from app.domain.catalog import (
     resolve_alias,
 )
 from app.domain.matching.rank import CONFIDENT_THRESHOLD
+from app.domain.matching.results import CandidateMatch
 from app.domain.references.document import PHASES
 from app.errors import InvalidInput, NotFound
 from app.services.analysis import Outcome, analyse_paste
 from app.services.library import Library
-from app.services.readers import feedback_counts, record_feedback
+from app.services.readers import (
+    feedback_counts,
+    outcome_counts,
+    record_feedback,
+    record_outcome,
+)
 from app.services.schemas import confidence_note
-from app.urls import REFERENCE_FEEDBACK, REFERENCE_PAGE
+from app.urls import REFERENCE_FEEDBACK, REFERENCE_OUTCOME, REFERENCE_PAGE
 from app.web.bodies import SafeBodyRoute
 from app.web.deps import CatalogDep, LibraryDep
 from app.web.guards import OptionalEditor, Writable, remember_signed_in, same_origin
 from app.web.ratelimit import RateLimited, spend_budget
 from app.web.templating import page, page_path
 from app.web.views.calculator_panel import CalculatorPanel, build_panel, preset_inputs
+from app.web.views.check_marks import check_board, symptom_boards
 from app.web.views.log_view import linked_lines, log_view
 from app.web.views.paste import CONTEXT_LABELS, EXAMPLES, PasteForm
 
@@ -56,6 +63,7 @@ def paste_page(
     )
     share = form.share_query() if outcome and outcome.kind == "match" else None
     scan = outcome.scan if outcome else None
+    boards = symptom_boards(catalog.references, ranked_results(outcome), request.query_params)
     return page(
         request,
         "home.html",
@@ -67,6 +75,8 @@ def paste_page(
         inferred_fields=inferred_fields,
         context_labels=CONTEXT_LABELS,
         share_url=page_path(request, "home", share) if share else None,
+        share_params=share,
+        boards=boards,
         log_view=log_view(form.log, linked_lines(scan)) if scan else None,
         storing=storing,
         examples=[e for e in EXAMPLES if e.reference_id in catalog.references],
@@ -76,6 +86,17 @@ def paste_page(
         threshold=CONFIDENT_THRESHOLD,
         confidence_note=confidence_note(),
     )
+
+
+def ranked_results(outcome: Outcome | None) -> list[tuple[str, list[CandidateMatch]]]:
+    """Each reference a result shows, with its candidates ranked for the paste."""
+    if outcome is None:
+        return []
+    found = [(card.match.id, card.match.candidates) for card in outcome.cards]
+    if outcome.scan is not None:
+        found += [(hit.id, hit.candidates) for hit in outcome.scan.hits]
+        found += [(root.id, root.candidates) for root in outcome.scan.diagnosis.roots]
+    return found
 
 
 def answer_paste(request: Request, library: Library, form: PasteForm) -> HTMLResponse:
@@ -169,6 +190,7 @@ def reference_page(
         reference = get_reference(catalog, reference_id)
     except NotFound:
         return page(request, "not_found.html", status=404, missing=reference_id[:100])
+    board = check_board(reference, request.query_params, outcome_counts(library, reference.id))
     panel = None
     if reference.calculator is not None:
         calculator = get_calculator(reference.calculator.name)
@@ -179,6 +201,8 @@ def reference_page(
         "reference.html",
         status=panel_status(panel),
         reference=reference,
+        board=board,
+        outcome_thanks=request.query_params.get("outcome") == "thanks",
         related=related_references(catalog, reference),
         panel=panel,
         editor=editor,
@@ -196,15 +220,38 @@ def reference_feedback(
     _writable: Writable,
     _budget: RateLimited,
     helpful: Annotated[Literal["yes", "no"], Form()],
+    line: Annotated[str, Form(description="The line a result card matched, if any.")] = "",
 ) -> Response:
-    """ "Did this help?" from a reader: counted, then back to the reference (204 for scripts)."""
+    """ "Did this help?" from a reader: counted, then back to the reference (204 for scripts).
+    A "no" to a confident result card sends its line, redacted, to the gaps list."""
     same_origin(request)
     reference = get_reference(library.catalog, reference_id)
-    record_feedback(library, reference.id, helpful == "yes")
+    record_feedback(library, reference.id, helpful == "yes", line)
     if request.headers.get("x-requested-with") == "fetch":
         return Response(status_code=204)
     target = page_path(request, "reference_page", {"feedback": "thanks"}, reference_id=reference.id)
     return RedirectResponse(target, status_code=303)
+
+
+@router.post(REFERENCE_OUTCOME, name="reference_outcome")
+def reference_outcome(
+    request: Request,
+    reference_id: str,
+    library: LibraryDep,
+    _writable: Writable,
+    _budget: RateLimited,
+    cause: Annotated[int, Form(description="The cause's number in the reference's list.")],
+) -> Response:
+    """ "This was it" from a reader for one cause: counted, shown on the cause, never used
+    to rank; then back to that cause (204 for scripts)."""
+    same_origin(request)
+    reference = get_reference(library.catalog, reference_id)
+    record_outcome(library, reference.id, cause)
+    if request.headers.get("x-requested-with") == "fetch":
+        return Response(status_code=204)
+    target = page_path(request, "reference_page", {"outcome": "thanks"}, reference_id=reference.id)
+    anchor = "candidate" if reference.kind == "symptom" else "cause"
+    return RedirectResponse(f"{target}#{anchor}-{cause}", status_code=303)
 
 
 def panel_status(panel: CalculatorPanel | None) -> int:

@@ -408,3 +408,20 @@ def test_a_source_url_the_parser_percent_encodes_keeps_what_it_supports() -> Non
     source = reference.sources[0]
     assert source.url == "https://de.wikipedia.org/wiki/%C3%9Cberlauf_(Informatik)"
     assert source.supports_markdown.startswith("`dump` prints every thread's stack.")
+
+
+def test_each_result_a_check_names_is_kept_as_data_in_order() -> None:
+    symptom = next(
+        r for r in read_folder(FIXTURES / "diagnosis").references if r.id == "fx-timeout"
+    )
+    outcomes = [[(o.verdict, o.causes) for o in check.outcomes] for check in symptom.checks]
+    assert outcomes == [
+        [("rules_out", (2,)), ("confirms", (2,))],
+        [("confirms", (1,)), ("rules_out", (3,))],
+        [("confirms", (3,))],
+    ]
+    assert [(c.confirms, c.rules_out) for c in symptom.checks] == [
+        ((2,), (2,)),
+        ((1,), (3,)),
+        ((3,), ()),
+    ]

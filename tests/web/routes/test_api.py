@@ -58,6 +58,8 @@ def test_get_reference_returns_the_structured_document(client: TestClient) -> No
     assert body["title"] == "A collective stalls on one slow link"
     assert [c["title"] for c in body["causes"]] == ["A degraded link", "A congested switch"]
     assert body["checks"][0]["commands"] == ["all_reduce_perf -b 8 -e 8G -f 2 -g 8"]
+    # Which causes each check speaks for, by number, as data (validated when parsed).
+    assert [(c["confirms"], c["rules_out"]) for c in body["checks"]] == [([1], []), ([], [2])]
     assert body["sources"][0]["url"].startswith("https://github.com/NVIDIA/nccl-tests")
     assert body["calculator"] == {
         "name": "pipeline-bubble",
@@ -117,6 +119,7 @@ MATCH_KEYS = {
     "context_disagrees",
     "candidates",
     "checks",
+    "next_checks",
     "url",
 }
 
@@ -304,11 +307,20 @@ def test_a_symptom_answers_with_candidates_their_links_and_the_checks(
     top = body["matches"][0]
     assert (top["id"], top["kind"]) == ("fx-timeout", "symptom")
     first, *others = top["candidates"]
-    assert set(first) == {"id", "title", "score", "reasons", "url"}
+    assert set(first) == {"id", "title", "score", "reasons", "number", "url"}
     assert (first["title"], first["id"], first["url"]) == ("Mismatched collectives", None, None)
     linked = next(c for c in others if c["id"] == "fx-slow-link")
     assert linked["url"] == "/r/fx-slow-link"
-    assert set(top["checks"][0]) == {"text", "html", "commands", "confirms", "rules_out"}
+    hint_keys = {"text", "html", "commands", "confirms", "rules_out", "number"}
+    hint_keys |= {"confirms_numbers", "rules_out_numbers"}
+    assert set(top["checks"][0]) == hint_keys
+    # The one check that tells the top two apart names one of them and not the other.
+    top_two = {c["number"] for c in top["candidates"][:2]}
+    (split,) = top["next_checks"]
+    named = set(split["confirms_numbers"]) | set(split["rules_out_numbers"])
+    assert len(named & top_two) == 1 or (
+        set(split["confirms_numbers"]) & top_two and set(split["rules_out_numbers"]) & top_two
+    )
 
 
 def test_healthy_lines_and_diagnostic_verdicts_come_back_in_the_api(
@@ -373,7 +385,7 @@ def test_a_scan_tells_the_story_roots_first(diagnosis_client: TestClient) -> Non
     (root,) = diagnosis["roots"]
     assert set(root) == {
         "id", "kind", "title", "line", "line_numbers", "count", "ranks", "hosts",
-        "silent_ranks", "score", "reasons", "candidates", "checks", "consequences",
+        "silent_ranks", "score", "reasons", "candidates", "checks", "next_checks", "consequences",
         "context", "url",
     }  # fmt: skip
     assert (root["id"], root["line"], root["url"]) == ("fx-slow-link", 1, "/r/fx-slow-link")

@@ -1,0 +1,229 @@
+"""Results that say what to do next, evidence checks that re-rank causes (with and without
+JavaScript, the state in the URL), copy buttons on check commands, and readers' "this was
+it". On the shipped references: nccl-collective-timeout is a symptom whose check 1 can
+show "confirms candidate 6" and check 4 "rules out candidate 1"."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from browser.axe import assert_no_axe_violations
+from browser.test_pages import (
+    MAX_SCREENSHOT_BYTES,
+    PHONE,
+    SCREENSHOTS_ENV,
+    WATCHDOG,
+    assert_clean,
+    labelled_line,
+    paste,
+    shoot,
+)
+from playwright.sync_api import Page, expect
+
+TIMEOUT_PAGE = "/r/nccl-collective-timeout"
+DESYNC = "Mismatched collectives (desync)"
+DEAD_PEER = "A dead or crashed peer rank (look for its first error)"
+CHECKS = "section[aria-labelledby=s-checks]"
+ILLEGAL_ACCESS = labelled_line("cuda-illegal-memory-access", "illegal memory access")
+
+
+def mark(page: Page, scope: str, check: int, result: str) -> None:
+    """Mark the result `result` (its label's words) of check `check` in the form `scope`."""
+    fieldset = page.locator(f"{scope} fieldset.check-mark").filter(
+        has_text=re.compile(rf"^\s*Check {check}\b")
+    )
+    fieldset.get_by_label(result, exact=True).check()
+
+
+def causes_in_order(page: Page) -> list[str | None]:
+    return [
+        li.get_attribute("id")
+        for li in page.locator("section[aria-labelledby=s-causes] > ol.causes > li").all()
+    ]
+
+
+def test_checks_rerank_the_causes_without_javascript(open_page: Callable[..., Page]) -> None:
+    page = open_page(javascript=False)
+    page.goto(TIMEOUT_PAGE)
+    assert causes_in_order(page)[:2] == ["candidate-1", "candidate-2"]
+    mark(page, CHECKS, 1, "ran it: confirms candidate 6")
+    mark(page, CHECKS, 4, "ran it: rules out candidate 1")
+    with page.expect_navigation():
+        page.get_by_role("button", name="Re-rank the candidates").click()
+    assert "check1=confirms-6" in page.url
+    assert "check4=rules_out" in page.url
+    assert causes_in_order(page)[0] == "candidate-6"
+    assert "candidate-1" not in causes_in_order(page)
+    folded = page.locator("section[aria-labelledby=s-causes] details.ruled-out")
+    expect(folded.locator("summary")).to_have_text("Ruled out by your checks: 1")
+    expect(folded.locator("#candidate-1")).to_be_hidden()  # folded until opened
+    expect(page.locator("#candidate-6 .cause-state")).to_contain_text("confirmed by check 1")
+    expect(page.locator("#s-causes")).to_have_text("Candidate causes, re-ranked by your checks")
+    # The state is in the URL: the same link re-ranks the same way, and the form shows it.
+    shared = open_page(javascript=False)
+    shared.goto(page.url)
+    assert causes_in_order(shared)[0] == "candidate-6"
+    expect(shared.locator("input[name=check1][value=confirms-6]")).to_be_checked()
+
+
+def test_with_javascript_the_link_carries_only_the_checks_run(
+    page: Page, console_errors: list[str]
+) -> None:
+    page.goto(TIMEOUT_PAGE)
+    mark(page, CHECKS, 4, "ran it: rules out candidate 1")
+    with page.expect_navigation():
+        page.get_by_role("button", name="Re-rank the candidates").click()
+    assert page.url.endswith("?check4=rules_out#s-causes"), page.url
+    assert "candidate-1" not in causes_in_order(page)
+    page.get_by_role("link", name="Back to the author’s order").click()
+    assert causes_in_order(page)[0] == "candidate-1"
+    assert_clean(page, console_errors)
+
+
+def test_a_check_links_the_causes_it_names_by_name(page: Page) -> None:
+    page.goto(TIMEOUT_PAGE)
+    targets = page.locator("#check-1 .check-targets")
+    expect(targets.get_by_role("link", name=DESYNC).first).to_have_attribute("href", "#candidate-6")
+    targets.get_by_role("link", name=DESYNC).first.click()
+    assert page.url.endswith("#candidate-6")
+    expect(page.locator("#candidate-6")).to_be_in_viewport()
+
+
+def test_the_reference_page_with_marks_has_no_axe_violation(page: Page) -> None:
+    page.goto(f"{TIMEOUT_PAGE}?check1=confirms-6&check4=rules_out")
+    page.locator("section[aria-labelledby=s-causes] details.ruled-out summary").click()
+    assert_no_axe_violations(page)
+
+
+def test_a_symptom_result_is_reranked_by_a_link(page: Page, console_errors: list[str]) -> None:
+    paste(page, WATCHDOG)
+    card = page.locator("li.card[data-reference-id='nccl-collective-timeout']")
+    candidates = card.locator(".candidates > ol > li")
+    expect(candidates.first).to_contain_text(DEAD_PEER)
+    card.locator("details.mark-checks summary").click()
+    mark(
+        page,
+        "li.card[data-reference-id='nccl-collective-timeout']",
+        4,
+        "ran it: rules out candidate 1",
+    )
+    mark(
+        page,
+        "li.card[data-reference-id='nccl-collective-timeout']",
+        1,
+        "ran it: confirms candidate 6",
+    )
+    with page.expect_navigation():
+        card.get_by_role("button", name="Re-rank the candidates").click()
+    assert "r=nccl-collective-timeout" in page.url
+    assert "check4=rules_out" in page.url
+    card = page.locator("li.card[data-reference-id='nccl-collective-timeout']")
+    expect(card.locator(".candidates > ol > li").first).to_contain_text(DESYNC)
+    expect(card.locator(".candidates > ol > li").first).to_contain_text("confirmed by check 1")
+    folded = card.locator(".candidates details.ruled-out")
+    expect(folded.locator("summary")).to_have_text("Ruled out by your checks: 1")
+    expect(folded.locator("li", has_text=DEAD_PEER)).to_be_hidden()
+    for details in card.locator("details").all():
+        details.evaluate("element => { element.open = true; }")
+    # The card's h3 under the page's h1 is the heading order w18d fixes (issue 18, item 9).
+    assert_no_axe_violations(page, exclude=[".card-head > h3"])
+    assert_clean(page, console_errors)
+
+
+def test_a_symptom_card_offers_the_check_that_tells_the_top_two_apart(page: Page) -> None:
+    paste(page, WATCHDOG)
+    card = page.locator("li.card[data-reference-id='nccl-collective-timeout']")
+    top_two = [
+        li.get_attribute("data-number") for li in card.locator(".candidates > ol > li").all()[:2]
+    ]
+    (hint,) = card.locator(".candidates .check-hints > li").all()
+    named = {
+        (link.get_attribute("href") or "").rsplit("-", 1)[-1]
+        for link in hint.locator(".check-targets a").all()
+    }
+    assert len(named & set(top_two)) == 1, (top_two, named)  # it names one, not both
+    expect(hint.locator("pre button.copy")).to_have_count(1)
+
+
+def test_a_cause_card_shows_its_telling_checks_with_copyable_commands(
+    page: Page, console_errors: list[str]
+) -> None:
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    paste(page, ILLEGAL_ACCESS)
+    card = page.locator("ol.ranked > li").first
+    expect(card).to_have_attribute("data-reference-id", "cuda-illegal-memory-access")
+    hints = card.locator(".next-steps .check-hints > li")
+    expect(hints).to_have_count(3)
+    expect(card.locator(".next-steps")).to_have_attribute("open", "")
+    command = hints.first.locator("pre").first
+    command.get_by_role("button", name="Copy to clipboard").click()
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied.strip()
+    assert copied.strip() in (command.locator("code").text_content() or "")
+    link = hints.first.locator(".check-targets a").first
+    expect(link).to_have_attribute("href", re.compile(r"^/r/cuda-illegal-memory-access#cause-\d+$"))
+    assert_clean(page, console_errors)
+
+
+def test_a_diagnostic_card_shows_its_verdict_values_and_next_checks(page: Page) -> None:
+    line = labelled_line("speculative-decoding-low-acceptance", "acceptance rate: 0.067")
+    paste(page, line)
+    card = page.locator("ol.ranked > li").first
+    expect(card.locator(".verdict-reading")).to_contain_text("0.067")
+    expect(card.locator(".next-steps .check-hints > li").first).to_be_visible()
+
+
+def test_this_was_it_is_counted_and_shown_on_the_cause(open_page: Callable[..., Page]) -> None:
+    page = open_page(javascript=False)
+    page.goto("/r/cuda-illegal-memory-access")
+    before = page.locator("#cause-2 .readers").all_text_contents()
+    count = int(before[0].split()[2]) if before else 0
+    with page.expect_navigation():
+        page.get_by_role("button", name=re.compile(r"^This was it")).nth(1).click()
+    assert page.url.endswith("?outcome=thanks#cause-2"), page.url
+    expect(page.locator("section[aria-labelledby=s-causes] .thanks")).to_contain_text(
+        "never used to rank"
+    )
+    expected = f"confirmed by {count + 1} reader{'s' if count else ''}"
+    expect(page.locator("#cause-2 .readers")).to_have_text(expected)
+    # Counts never rank: the author's order stands.
+    assert causes_in_order(page)[:2] == ["cause-1", "cause-2"]
+
+
+def test_this_was_it_on_a_result_is_sent_in_place(page: Page, console_errors: list[str]) -> None:
+    paste(page, WATCHDOG)
+    card = page.locator("li.card[data-reference-id='nccl-collective-timeout']")
+    first = card.locator(".candidates > ol > li").first
+    first.get_by_role("button", name=re.compile("^This was it")).click()
+    expect(first.locator("form.outcome")).to_have_text("Thanks: your answer was counted.")
+    expect(page.locator("#results-title")).to_be_visible()  # the results stay on screen
+    assert_clean(page, console_errors)
+
+
+def test_a_no_to_a_confident_card_carries_the_line_it_matched(page: Page) -> None:
+    paste(page, ILLEGAL_ACCESS)
+    card = page.locator("ol.ranked > li").first
+    expect(card.locator("form.feedback input[name=line]")).to_have_value(ILLEGAL_ACCESS.strip())
+    with page.expect_response(lambda r: r.url.endswith("/feedback")) as answer:
+        card.get_by_role("button", name="No").click()
+    assert answer.value.status == 204
+    assert "line=" in (answer.value.request.post_data or "")
+
+
+def test_screenshots_of_next_steps(open_page: Callable[..., Page], tmp_path: Path) -> None:
+    folder = Path(os.environ.get(SCREENSHOTS_ENV) or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    shots = []
+    for name, viewport, scale in (("", None, 1), ("phone-", PHONE, 2)):
+        page = open_page(viewport=viewport, scale=scale) if viewport else open_page()
+        paste(page, WATCHDOG)
+        page.locator("li.card").first.scroll_into_view_if_needed()
+        page.evaluate("document.querySelector('.candidates').scrollIntoView()")
+        shots.append(shoot(page, folder, f"{name}results-symptom"))
+        page.goto(f"{TIMEOUT_PAGE}?check1=confirms-6&check4=rules_out#s-causes")
+        shots.append(shoot(page, folder, f"{name}reference-reranked"))
+    for shot in shots:
+        assert 0 < shot.stat().st_size <= MAX_SCREENSHOT_BYTES, shot

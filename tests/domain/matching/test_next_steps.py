@@ -1,0 +1,108 @@
+"""What a result card offers to run next: a cause's telling checks, a symptom's
+separating check. Run on tests/fixtures/diagnosis, where fx-timeout's three checks are:
+1 confirms or rules out candidate 2; 2 confirms candidate 1 and rules out 3; 3 confirms 3."""
+
+from __future__ import annotations
+
+import pytest
+from paths import DIAGNOSIS
+
+from app.domain.matching.next_steps import (
+    check_hint,
+    next_checks,
+    separating_check,
+    telling_checks,
+)
+from app.domain.matching.results import CandidateMatch
+from app.domain.references.document import Cause, Check, Reference
+from app.domain.references.folder import read_folder
+
+
+@pytest.fixture(scope="module")
+def references() -> dict[str, Reference]:
+    return {r.id: r for r in read_folder(DIAGNOSIS).references}
+
+
+def check(confirms: tuple[int, ...], rules_out: tuple[int, ...], command: bool) -> Check:
+    commands = ("nvidia-smi -q",) if command else ()
+    return Check(
+        markdown="x", html="x", commands=commands, line=1, confirms=confirms, rules_out=rules_out
+    )
+
+
+def cause_with(checks: list[Check]) -> Reference:
+    causes = tuple(Cause(title=f"Cause {n}", markdown="", html="", line=1) for n in (1, 2, 3))
+    base = Reference.model_validate(
+        {
+            "id": "c",
+            "title": "c",
+            "summary": "",
+            "category": "training",
+            "tags": [],
+            "frameworks": [],
+            "phases": [],
+            "updated": "2026-01-01",
+            "messages": [],
+            "context_markdown": "",
+            "context_html": "",
+            "checks": [],
+            "sources": [],
+            "path": "references/c.md",
+            "content_hash": "0" * 64,
+        }
+    )
+    return base.model_copy(update={"causes": causes, "checks": tuple(checks)})
+
+
+def test_a_hint_carries_the_causes_by_title_and_number(references: dict[str, Reference]) -> None:
+    hint = check_hint(references["fx-timeout"], 2)
+    assert (hint.number, hint.confirms_numbers, hint.rules_out_numbers) == (2, [1], [3])
+    assert (hint.confirms, hint.rules_out) == (["A slow link"], ["A long checkpoint save"])
+
+
+@pytest.mark.parametrize(
+    ("top", "expected"),
+    [
+        pytest.param([1, 3], 2, id="confirms-one-rules-out-the-other"),
+        pytest.param([3, 1], 2, id="either-order"),
+        pytest.param([1, 2], 1, id="names-only-one-first-in-list"),
+        pytest.param([2, 3], 1, id="names-only-one"),
+    ],
+)
+def test_the_separating_check_tells_the_top_two_apart(
+    references: dict[str, Reference], top: list[int], expected: int
+) -> None:
+    assert [h.number for h in separating_check(references["fx-timeout"], top)] == [expected]
+
+
+def test_no_separating_check_when_every_check_names_both_or_neither() -> None:
+    both = cause_with([check((1,), (2,), True), check((3,), (), True)])
+    assert separating_check(both, [1, 2])[0].number == 1
+    neither = cause_with([check((1, 2), (), True), check((3,), (), True)])
+    assert separating_check(neither, [1, 2]) == []
+    assert separating_check(neither, [1]) == []
+
+
+def test_telling_checks_prefer_commands_then_likelier_causes_then_decisive() -> None:
+    reference = cause_with(
+        [
+            check((3,), (), True),  # 1: a command, names cause 3
+            check((1,), (), False),  # 2: no command
+            check((1,), (), True),  # 3: a command, names cause 1
+            check((1,), (2,), True),  # 4: a command, names cause 1, both ways
+            check((2,), (), True),  # 5: a command, names cause 2
+        ]
+    )
+    assert [h.number for h in telling_checks(reference)] == [4, 3, 5]
+    assert [h.number for h in telling_checks(reference, limit=5)] == [4, 3, 5, 1, 2]
+
+
+def test_next_checks_for_a_symptom_follow_the_ranked_top_two(
+    references: dict[str, Reference],
+) -> None:
+    ranked = [
+        CandidateMatch(id=None, title="t", score=0.5, reasons=[], number=n) for n in (3, 1, 2)
+    ]
+    assert [h.number for h in next_checks(references["fx-timeout"], ranked)] == [2]
+    cause = references["fx-slow-link"]
+    assert [h.number for h in next_checks(cause, [])] == [1]
