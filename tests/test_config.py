@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from paths import README
+from pydantic import ValidationError
 
 from app.config import Settings
 
@@ -24,3 +25,20 @@ def test_environment_overrides_defaults(monkeypatch: pytest.MonkeyPatch) -> None
     assert settings.read_only is True
     assert settings.cors_origins == ["https://example.org"]
     assert settings.database_url.startswith("sqlite:///")
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        pytest.param("mysql://u:secret@h/d", id="mysql"),
+        pytest.param("sqlite://", id="sqlite-in-memory"),
+        pytest.param("var/failref.db", id="a-bare-path"),
+    ],
+)
+def test_a_database_without_a_one_writer_lock_is_refused(url: str) -> None:
+    with pytest.raises(ValidationError) as raised:
+        Settings(database_url=url)
+    [error] = raised.value.errors()
+    assert error["loc"] == ("database_url",)
+    assert "is not supported: use sqlite:///PATH or postgresql://..." in error["msg"]
+    assert "secret" not in error["msg"]

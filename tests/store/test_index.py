@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,10 +19,11 @@ from app.store.models import AliasRow, ReferenceRow, RevisionRow
 
 
 @pytest.fixture
-def engine(settings: Settings) -> Engine:
+def engine(settings: Settings) -> Iterator[Engine]:
     engine = make_engine(settings)
     upgrade_database(engine, settings)
-    return engine
+    yield engine
+    engine.dispose()
 
 
 def load_catalog(session: Session) -> Catalog:
