@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 # The checkout (or the image's /app): where the shipped references, static files and
@@ -25,6 +25,9 @@ SCAN_LINE_CAP = 20
 # The largest body (10 MiB) in a minute is 1.4 Mbit/s. Defaults of the two settings below.
 DEFAULT_HEADER_TIMEOUT_S = 10.0
 DEFAULT_BODY_TIMEOUT_S = 60.0
+# The databases failref runs on: an embedded SQLite file, or a PostgreSQL server (psycopg 3)
+# that replicas share. Other SQLAlchemy URLs have no one-writer lock, so they are refused.
+DATABASE_SCHEMES = ("sqlite:///", "postgresql://", "postgresql+psycopg://", "postgres://")
 # Rows the gaps page lists, most asked first.
 GAPS_PAGE_SIZE = 200
 # References a reference page suggests next: those it links to, then those sharing tags.
@@ -41,7 +44,10 @@ class Settings(BaseSettings):
 
     database_url: str = Field(
         default=f"sqlite:///{PROJECT_ROOT / 'var' / 'failref.db'}",
-        description="SQLAlchemy URL of the database; the embedded default is a SQLite file.",
+        description=(
+            "SQLAlchemy URL of the database: a SQLite file (the embedded default) or a "
+            "PostgreSQL server shared by replicas (postgresql://user:password@host/name)."
+        ),
     )
     references_dir: Path = Field(
         default=PROJECT_ROOT / "references",
@@ -121,3 +127,11 @@ class Settings(BaseSettings):
         if self.store != "auto":
             return self.store
         return "folder" if self.database_url.startswith("sqlite") else "database"
+
+    @field_validator("database_url")
+    @classmethod
+    def _supported_database(cls, url: str) -> str:
+        if not url.startswith(DATABASE_SCHEMES):
+            scheme = url.partition("://")[0] or url
+            raise ValueError(f"'{scheme}' is not supported: use sqlite:///PATH or postgresql://...")
+        return url

@@ -1,17 +1,84 @@
-"""Shared fixtures: a temporary references folder, settings, and an app client."""
+"""Shared fixtures: a temporary references folder, the database (SQLite and PostgreSQL, see
+databases.py), settings, and an app client."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from databases import BACKENDS, NO_SERVER, PostgresServer, postgres_url
 from fastapi.testclient import TestClient
 from paths import DIAGNOSIS, FIXTURES
 
 from app.config import Settings
 from app.web.factory import create_app
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--database",
+        choices=[*BACKENDS, "both"],
+        default="both",
+        help="run the database tests on SQLite, PostgreSQL or both (the default)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    wanted = config.getoption("--database") != "sqlite"
+    if wanted and os.environ.get("CI") == "true" and postgres_url() is None:
+        raise pytest.UsageError(f"CI=true needs the PostgreSQL half, but {NO_SERVER}")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    chosen = config.getoption("--database")
+    if chosen == "both":
+        return
+    keep, drop = [], []
+    for item in items:
+        on_postgresql = item.get_closest_marker("postgresql") is not None
+        (drop if on_postgresql == (chosen == "sqlite") else keep).append(item)
+    config.hook.pytest_deselected(items=drop)
+    items[:] = keep
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """The throwaway PostgreSQL server; the test is skipped, saying why, without one."""
+    url = postgres_url()
+    if url is None:
+        pytest.skip(NO_SERVER)
+    server = PostgresServer(url)
+    yield server
+    server.admin.dispose()
+
+
+@pytest.fixture(
+    params=[
+        pytest.param("sqlite", id="sqlite"),
+        pytest.param("postgresql", id="postgresql", marks=pytest.mark.postgresql),
+    ]
+)
+def database_backend(request: pytest.FixtureRequest) -> str:
+    """Which database a test runs on; every test using the database runs on both."""
+    backend: str = request.param
+    return backend
+
+
+@pytest.fixture
+def database_url(
+    database_backend: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> Iterator[str]:
+    """A temporary SQLite file, or a fresh database on the PostgreSQL server."""
+    if database_backend == "sqlite":
+        yield f"sqlite:///{tmp_path / 'db' / 'failref.db'}"
+        return
+    server: PostgresServer = request.getfixturevalue("postgres_server")
+    url = server.create_database()
+    yield url
+    server.drop_database(url)
 
 
 @pytest.fixture
@@ -23,11 +90,11 @@ def references_dir(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def settings(tmp_path: Path, references_dir: Path) -> Settings:
-    """Settings for a temporary SQLite file and the fixture references, saving to the folder
+def settings(database_url: str, references_dir: Path) -> Settings:
+    """Settings for a temporary database and the fixture references, saving to the folder
     whatever the database (tests of database mode ask for it: store_helpers.in_database_mode)."""
     return Settings(
-        database_url=f"sqlite:///{tmp_path / 'db' / 'failref.db'}",
+        database_url=database_url,
         references_dir=references_dir,
         store="folder",
         # Tests change files on purpose; the watcher is tested on its own (test_watcher.py).

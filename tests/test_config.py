@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from paths import README
+from pydantic import ValidationError
 
 from app.config import Settings
 
@@ -40,3 +41,20 @@ def test_the_store_of_record_follows_the_setting_or_else_the_database(
 ) -> None:
     settings = Settings(database_url=url, store=store)  # type: ignore[arg-type]
     assert settings.store_of_record == store_of_record
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        pytest.param("mysql://u:secret@h/d", id="mysql"),
+        pytest.param("sqlite://", id="sqlite-in-memory"),
+        pytest.param("var/failref.db", id="a-bare-path"),
+    ],
+)
+def test_a_database_without_a_one_writer_lock_is_refused(url: str) -> None:
+    with pytest.raises(ValidationError) as raised:
+        Settings(database_url=url)
+    [error] = raised.value.errors()
+    assert error["loc"] == ("database_url",)
+    assert "is not supported: use sqlite:///PATH or postgresql://..." in error["msg"]
+    assert "secret" not in error["msg"]

@@ -1,5 +1,6 @@
 """A background thread that keeps one process's catalog in step with the folder and with
-the saves of other worker processes (see `Library.poll`)."""
+the saves of other worker processes and replicas (see `Library.poll`): every
+`interval_s`, and at once when PostgreSQL announces a change (`store/changes.py`)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import threading
 import time
 
 from app.services.library import Library
+from app.store.changes import change_listener
 
 logger = logging.getLogger(__name__)
 
@@ -17,24 +19,40 @@ PRUNE_EVERY_S = 3600.0
 
 
 class Watcher:
-    """Polls the library every `interval_s` seconds until stopped, and prunes old gaps."""
+    """Polls the library every `interval_s` seconds, or sooner when woken, until stopped;
+    prunes old gaps. On PostgreSQL a listener wakes it for each announced change."""
 
     def __init__(self, library: Library, interval_s: float) -> None:
         self.library = library
         self.interval_s = interval_s
         self._last_prune = time.monotonic()
         self._stop = threading.Event()
+        self._wake = threading.Event()
         self._thread = threading.Thread(target=self._run, name="failref-watcher", daemon=True)
+        self.listener = change_listener(library.engine, self.wake)
 
     def start(self) -> None:
         self._thread.start()
+        if self.listener is not None:
+            self.listener.start()
 
     def stop(self) -> None:
+        if self.listener is not None:
+            self.listener.stop()
         self._stop.set()
+        self._wake.set()
         self._thread.join(timeout=10)
 
+    def wake(self) -> None:
+        """Poll now rather than at the end of the interval (many wakes make one poll)."""
+        self._wake.set()
+
     def _run(self) -> None:
-        while not self._stop.wait(self.interval_s):
+        while True:
+            self._wake.wait(self.interval_s)
+            self._wake.clear()
+            if self._stop.is_set():
+                return
             try:
                 if time.monotonic() - self._last_prune >= PRUNE_EVERY_S:
                     self._last_prune = time.monotonic()

@@ -1,5 +1,8 @@
 """The database engine, its migrations, and the two kinds of session: reading, and writing
-with SQLite's write lock taken at once."""
+with the one-writer lock taken at once (SQLite's write lock, or a PostgreSQL advisory lock).
+
+SQLite is the embedded default; PostgreSQL (psycopg 3) is for replicas sharing a server.
+`docs/architecture.md` says why the lock on PostgreSQL is an advisory lock."""
 
 from __future__ import annotations
 
@@ -21,12 +24,18 @@ from app.config import Settings
 
 logger = logging.getLogger(__name__)
 
-# Writers wait this long for SQLite's lock instead of failing with "database is locked".
+# Writers wait this long for the write lock (SQLite's busy timeout, PostgreSQL's
+# lock_timeout) instead of failing with "database is locked" at once.
 BUSY_TIMEOUT_MS = 15_000
+# PostgreSQL advisory lock keys, database-wide: "failref" in ASCII, then which lock. One
+# writer at a time; one migration run at a time.
+WRITE_LOCK_KEY = 0x6661696C72656601
+MIGRATION_LOCK_KEY = 0x6661696C72656602
 
 
 def make_engine(settings: Settings) -> Engine:
-    """An engine for `settings.database_url`; SQLite gets WAL, full sync and a busy timeout."""
+    """An engine for `settings.database_url`; SQLite gets WAL, full sync and a busy timeout,
+    PostgreSQL connections are checked before use (a restarted server is reconnected to)."""
     url = settings.database_url
     if url.startswith("sqlite:///"):
         Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
@@ -36,7 +45,19 @@ def make_engine(settings: Settings) -> Engine:
         event.listen(engine, "connect", _sqlite_pragmas)
         event.listen(engine, "begin", _sqlite_begin)
         return engine
-    return create_engine(url, pool_pre_ping=True)
+    return create_engine(postgresql_url(url), pool_pre_ping=True)
+
+
+def postgresql_url(url: str) -> str:
+    """`url` with the psycopg 3 driver named: `postgresql://` (what servers hand out) would
+    otherwise mean psycopg2 to SQLAlchemy."""
+    scheme, _, rest = url.partition("://")
+    return f"postgresql+psycopg://{rest}" if scheme in ("postgresql", "postgres") else url
+
+
+def is_postgresql(bind: Engine | Connection) -> bool:
+    """True for a PostgreSQL server, False for the embedded SQLite file."""
+    return bind.dialect.name == "postgresql"
 
 
 def _sqlite_pragmas(connection: Any, _record: Any) -> None:
@@ -61,12 +82,23 @@ def _sqlite_begin(connection: Connection) -> None:
 
 
 def upgrade_database(engine: Engine, settings: Settings) -> None:
-    """Apply every Alembic migration to the database behind `engine`."""
+    """Apply every Alembic migration to the database behind `engine`, one process at a time:
+    replicas started together queue, and each later one finds the schema at head.
+
+    The whole upgrade is one transaction that first takes the migration lock (SQLite's write
+    lock, or a PostgreSQL advisory lock, held until the commit: its DDL is transactional)."""
     config = Config()
     config.set_main_option("script_location", str(settings.migrations_dir))
-    with engine.begin() as connection:
-        config.attributes["connection"] = connection
-        command.upgrade(config, "head")
+    with engine.connect() as connection:
+        connection.execution_options(sqlite_immediate=True)
+        with connection.begin():
+            if is_postgresql(engine):
+                # No lock_timeout: a long migration by another replica is waited out.
+                connection.execute(
+                    text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK_KEY}
+                )
+            config.attributes["connection"] = connection
+            command.upgrade(config, "head")
 
 
 @contextmanager
@@ -89,11 +121,26 @@ def database_answers(engine: Engine) -> bool:
 
 @contextmanager
 def writing(engine: Engine) -> Iterator[Session]:
-    """A session whose transaction takes SQLite's write lock at once (BEGIN IMMEDIATE).
+    """A session whose first transaction takes the one-writer lock at once: SQLite's write
+    lock (BEGIN IMMEDIATE), or on PostgreSQL a transaction-level advisory lock.
 
     A deferred transaction that reads and then writes fails with "database is locked" when
     another writer committed in between; one that starts as a writer waits its turn (up to
-    the busy timeout) and then reads what is current. Every writer uses this."""
+    the busy timeout) and then reads what is current. On PostgreSQL, READ COMMITTED (the
+    default, kept) makes each statement after the lock see every commit before it. The
+    lock goes with the commit or rollback. Every writer uses this."""
     with Session(engine) as session:
-        session.connection(execution_options={"sqlite_immediate": True})
+        connection = session.connection(execution_options={"sqlite_immediate": True})
+        if is_postgresql(engine):
+            connection.execute(text(f"SET LOCAL lock_timeout = {BUSY_TIMEOUT_MS}"))
+            connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": WRITE_LOCK_KEY})
         yield session
+
+
+def forget_deleted(session: Session) -> None:
+    """After a commit that deleted text (pruned queries): on SQLite, copy the WAL back into
+    the file and empty it, so the text is gone from both (secure_delete overwrote it in the
+    file). PostgreSQL keeps dead rows until VACUUM reuses their space (docs/security.md)."""
+    if is_postgresql(session.get_bind()):
+        return
+    session.connection().exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")

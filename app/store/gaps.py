@@ -17,7 +17,7 @@ from sqlmodel import Session, col, delete, select
 from app.config import GAPS_PAGE_SIZE, Settings
 from app.domain.matching.normalize import normalize_line
 from app.domain.redact import redact
-from app.store.db import writing
+from app.store.db import forget_deleted, writing
 from app.store.models import GapRow, utc_now
 
 MAX_STORED_CHARS = 2000  # a template longer than this is cut; the column holds no more
@@ -137,6 +137,5 @@ def prune_gaps(session: Session, older_than: dt.timedelta) -> int:
     stale = session.exec(select(GapRow.id).where(col(GapRow.last_seen) < cutoff)).all()
     session.exec(delete(GapRow).where(col(GapRow.id).in_(stale)))
     session.commit()
-    # Copy the WAL back into the file and empty it, so deleted text is gone from both.
-    session.connection().exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+    forget_deleted(session)
     return len(stale)

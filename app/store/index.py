@@ -14,6 +14,7 @@ from sqlmodel import Session, col, delete, select
 from app.domain.references.document import Reference
 from app.domain.references.folder import read_folder
 from app.domain.references.problems import Problem
+from app.store.changes import announce_change
 from app.store.models import AliasRow, ConflictRow, IndexStateRow, ReferenceRow, utc_now
 from app.store.revisions import record_revision
 
@@ -241,10 +242,12 @@ def index_version(session: Session) -> int:
 
 
 def bump_index_version(session: Session) -> None:
-    """Count one more change to the index; the caller commits."""
+    """Count one more change to the index, and announce it to the other replicas (on
+    PostgreSQL, delivered when the caller commits)."""
     state = session.get(IndexStateRow, 1) or IndexStateRow(id=1, version=0)
     state.version += 1
     session.add(state)
+    announce_change(session, state.version)
 
 
 def read_index(session: Session) -> tuple[list[Reference], dict[str, str]]:

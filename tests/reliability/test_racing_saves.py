@@ -1,6 +1,7 @@
-"""Four processes saving one reference fifty times each, in either store of record: every
-acknowledged save is a revision, no save is lost, and SQLite never answers "database is
-locked"; in database mode the folder is never written."""
+"""Four processes saving one reference fifty times each, in either store of record, on
+SQLite and on PostgreSQL: every acknowledged save is a revision, no save is lost, and the
+database never answers "database is locked"; in database mode the folder is never
+written."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from sqlmodel import Session, select
+from databases import assert_database_intact
+from sqlmodel import Session, col, select
 
 from app.config import Settings, StoreOfRecord
 from app.domain.references.document import content_hash
@@ -26,10 +28,12 @@ SAVES_EACH = 50
 
 
 def revisions(settings: Settings) -> list[RevisionRow]:
-    with Session(make_engine(settings)) as session:
-        return list(
-            session.exec(select(RevisionRow).where(RevisionRow.reference_id == "stuck-rank"))
-        )
+    engine = make_engine(settings)
+    with Session(engine) as session:
+        query = select(RevisionRow).where(RevisionRow.reference_id == "stuck-rank")
+        rows = list(session.exec(query.order_by(col(RevisionRow.id))))
+    engine.dispose()
+    return rows
 
 
 @pytest.mark.parametrize("store", ["folder", "database"])
@@ -78,5 +82,5 @@ def test_racing_processes_lose_no_acknowledged_save(
     if store == "database":
         now = {path.name: path.read_bytes() for path in settings.references_dir.iterdir()}
         assert now == folder
-    with engine.connect() as connection:
-        assert connection.exec_driver_sql("PRAGMA integrity_check").scalar() == "ok"
+    assert_database_intact(engine)
+    engine.dispose()

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from databases import WriteLockHolder
 from editing_helpers import form_fields, new_editor, sign_in
 from fastapi.testclient import TestClient
 from httpx import Response
@@ -145,20 +146,19 @@ def locked_app(
 
 
 @pytest.fixture
-def held_lock(settings: Settings) -> Iterator[sqlite3.Connection]:
-    """Another process's write transaction on the database, held until the test ends."""
-    connection = sqlite3.connect(settings.database_url.removeprefix("sqlite:///"))
-    connection.isolation_level = None
-    yield connection
-    connection.close()
+def held_lock(settings: Settings) -> Iterator[WriteLockHolder]:
+    """Another process's writer on the database, holding the lock from `take` to `release`."""
+    holder = WriteLockHolder(settings.database_url)
+    yield holder
+    holder.close()
 
 
 def test_a_database_locked_past_the_timeout_is_a_clean_503(
-    locked_app: Editors, held_lock: sqlite3.Connection
+    locked_app: Editors, held_lock: WriteLockHolder
 ) -> None:
     client = locked_app.client
     before = snapshot(client)
-    held_lock.execute("BEGIN IMMEDIATE")
+    held_lock.take()
     matched = client.post("/api/v1/match", json={"log": "an unheard-of failure xq7"})
     assert_json_error(matched, 503)
     pasted = client.post("/", data={"log": "an unheard-of failure xq7"})
@@ -171,7 +171,7 @@ def test_a_database_locked_past_the_timeout_is_a_clean_503(
         assert_no_leak(response, locked_app.root)
         assert "locked" not in response.text
     assert snapshot(client) == before
-    held_lock.execute("ROLLBACK")
+    held_lock.release()
     assert_still_serving(client)
     assert locked_app.put().status_code == 200
 

@@ -8,6 +8,7 @@ from http.cookies import SimpleCookie
 from urllib.parse import urlsplit
 
 import pytest
+from databases import SQLITE_ONLY
 from editing_helpers import form_fields, new_editor, sign_in
 from fastapi.testclient import TestClient
 from security.helpers import checkpoint, database_files, library_of, snapshot
@@ -162,6 +163,7 @@ def test_logout_ends_the_session_on_the_server(client: TestClient) -> None:
     assert client.get("/r/stuck-rank/edit").status_code == 401
 
 
+@SQLITE_ONLY  # reads the database file and its WAL byte for byte
 def test_the_database_holds_no_session_id_or_token(client: TestClient) -> None:
     token = sign_in(client)
     session_id = client.cookies[SESSION_COOKIE]

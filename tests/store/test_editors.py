@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -27,10 +28,12 @@ from app.store.models import EditorRow, SessionRow
 
 
 @pytest.fixture
-def session(settings: Settings) -> Session:
+def session(settings: Settings) -> Iterator[Session]:
     engine = make_engine(settings)
     upgrade_database(engine, settings)
-    return Session(engine)
+    with Session(engine) as session:
+        yield session
+    engine.dispose()
 
 
 def test_token_is_stored_only_as_a_kdf_hash(session: Session) -> None:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from databases import SQLITE_ONLY
 from sqlmodel import Session, select
 
 from app.config import Settings
@@ -15,10 +17,12 @@ from app.store.models import GapRow, utc_now
 
 
 @pytest.fixture
-def session(settings: Settings) -> Session:
+def session(settings: Settings) -> Iterator[Session]:
     engine = make_engine(settings)
     upgrade_database(engine, settings)
-    return Session(engine)
+    with Session(engine) as session:
+        yield session
+    engine.dispose()
 
 
 def test_template_is_redacted_and_masked() -> None:
@@ -46,6 +50,7 @@ def test_same_template_is_counted_once(session: Session) -> None:
     assert row.count == 3
 
 
+@SQLITE_ONLY  # PostgreSQL keeps dead rows until VACUUM (docs/security.md)
 def test_prune_deletes_old_gaps_from_the_file(session: Session, settings: Settings) -> None:
     record_gap(session, "MARKER_OLD_QUERY_TEXT happened")
     session.commit()

@@ -3,6 +3,7 @@ down, and a reference changed in both the folder and the database is a conflict.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,10 +21,11 @@ from app.store.models import AliasRow, ConflictRow, ReferenceRow, RevisionRow
 
 
 @pytest.fixture
-def engine(settings: Settings) -> Engine:
+def engine(settings: Settings) -> Iterator[Engine]:
     engine = make_engine(settings)
     upgrade_database(engine, settings)
-    return engine
+    yield engine
+    engine.dispose()
 
 
 def load_catalog(session: Session) -> Catalog:

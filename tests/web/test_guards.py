@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import sqlite3
-
 import pytest
+from databases import held_write_lock
 from editing_helpers import library_of, new_editor
 from fastapi.testclient import TestClient
 
@@ -19,16 +18,9 @@ def test_anonymous_page_views_do_not_wait_for_a_writer(
     """With another writer holding the lock and a busy timeout of a few milliseconds, a
     view that asked for the write lock would fail with 503: a 200 shows it never asked."""
     monkeypatch.setattr(db, "BUSY_TIMEOUT_MS", 5)
-    with TestClient(create_app(settings)) as client:
-        path = settings.database_url.removeprefix("sqlite:///")
-        holder = sqlite3.connect(path, isolation_level=None)
-        holder.execute("BEGIN IMMEDIATE")
-        try:
-            page = client.get("/r/stuck-rank")
-            saved = client.post("/r/stuck-rank/feedback", data={"helpful": "yes"})
-        finally:
-            holder.execute("ROLLBACK")
-            holder.close()
+    with TestClient(create_app(settings)) as client, held_write_lock(settings.database_url):
+        page = client.get("/r/stuck-rank")
+        saved = client.post("/r/stuck-rank/feedback", data={"helpful": "yes"})
     assert page.status_code == 200
     assert saved.status_code == 503  # a write does wait for the lock, and gives up
 
@@ -64,14 +56,7 @@ def test_a_random_session_cookie_does_not_wait_for_a_writer(
     With another writer holding the lock and a 5 ms busy timeout, a lookup that asked for
     the write lock would answer 503."""
     monkeypatch.setattr(db, "BUSY_TIMEOUT_MS", 5)
-    with TestClient(create_app(settings)) as client:
-        path = settings.database_url.removeprefix("sqlite:///")
-        holder = sqlite3.connect(path, isolation_level=None)
-        holder.execute("BEGIN IMMEDIATE")
-        try:
-            client.cookies.set("failref_session", "a-cookie-nobody-was-given")
-            page = client.get("/r/stuck-rank")
-        finally:
-            holder.execute("ROLLBACK")
-            holder.close()
+    with TestClient(create_app(settings)) as client, held_write_lock(settings.database_url):
+        client.cookies.set("failref_session", "a-cookie-nobody-was-given")
+        page = client.get("/r/stuck-rank")
     assert page.status_code == 200

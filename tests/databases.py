@@ -1,0 +1,147 @@
+"""The databases the tests run against: a SQLite file, and a fresh database on the throwaway
+PostgreSQL server that `scripts/with-postgres` starts (`FAILREF_TEST_PG_URL`).
+
+Every test that asks for `settings` (or `database_url`) runs once per backend; pass
+`--database sqlite` (or `postgresql`) to run one half only."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import psycopg
+import pytest
+from sqlalchemy import Engine, create_engine, make_url, text
+from sqlalchemy.pool import NullPool
+
+from app.store.db import WRITE_LOCK_KEY, is_postgresql
+
+PG_URL_VARIABLE = "FAILREF_TEST_PG_URL"
+PG_CTL_VARIABLE = "FAILREF_TEST_PG_CTL"
+BACKENDS = ("sqlite", "postgresql")
+NO_SERVER = (
+    f"{PG_URL_VARIABLE} is not set: the PostgreSQL half runs under `bash scripts/test`, "
+    "which starts a throwaway server (scripts/with-postgres)"
+)
+
+# For a test about SQLite itself (its files on disk, its pragmas): overrides the fixture's
+# two backends with SQLite alone.
+SQLITE_ONLY = pytest.mark.parametrize("database_backend", ["sqlite"])
+# For a test about PostgreSQL itself (advisory locks, NOTIFY, stopping the server).
+POSTGRESQL_ONLY = pytest.mark.parametrize(
+    "database_backend", [pytest.param("postgresql", marks=pytest.mark.postgresql)]
+)
+
+
+class PostgresServer:
+    """The throwaway server: a fresh database per test, and stop/start for fault tests."""
+
+    def __init__(self, url: str) -> None:
+        self.url = make_url(url)
+        self.admin = create_engine(url, poolclass=NullPool, isolation_level="AUTOCOMMIT")
+
+    def create_database(self) -> str:
+        """A new, empty database; its SQLAlchemy URL."""
+        name = f"failref_test_{uuid.uuid4().hex[:16]}"
+        with self.admin.connect() as connection:
+            # FILE_COPY from the empty template is the quicker of the two strategies here.
+            connection.execute(
+                text(f"CREATE DATABASE {name} TEMPLATE template0 STRATEGY FILE_COPY")
+            )
+        return self.url.set(database=name).render_as_string(hide_password=False)
+
+    def drop_database(self, url: str) -> None:
+        """Remove a test's database, ending whatever connections it left open."""
+        name = make_url(url).database
+        with self.admin.connect() as connection:
+            connection.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+
+    def control(self, action: str) -> None:
+        """`stop` or `start` the server (and wait for it)."""
+        ctl = os.environ.get(PG_CTL_VARIABLE)
+        if not ctl:
+            pytest.skip(f"{PG_CTL_VARIABLE} is not set: this server cannot be stopped")
+        subprocess.run([ctl, action], check=True, capture_output=True, timeout=120)
+
+
+def postgres_url() -> str | None:
+    return os.environ.get(PG_URL_VARIABLE) or None
+
+
+def libpq_url(url: str) -> str:
+    """`url` as psycopg itself takes it (no SQLAlchemy driver name)."""
+    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+class WriteLockHolder:
+    """Another process's writer: holds the one-writer lock of the database at `url` (SQLite's
+    write lock, or the PostgreSQL advisory lock) between `take` and `release`."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.sqlite = url.startswith("sqlite:///")
+        if self.sqlite:
+            self._sqlite = sqlite3.connect(url.removeprefix("sqlite:///"), isolation_level=None)
+        else:
+            self._pg = psycopg.connect(libpq_url(url), autocommit=True)
+            self._pg.execute("SET lock_timeout = '5s'")  # a test never hangs on it
+
+    def take(self) -> None:
+        if self.sqlite:
+            self._sqlite.execute("BEGIN IMMEDIATE")
+        else:
+            self._pg.execute("BEGIN")
+            self._pg.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK_KEY,))
+
+    def release(self) -> None:
+        if self.sqlite:
+            self._sqlite.execute("ROLLBACK")
+        else:
+            self._pg.execute("ROLLBACK")
+
+    def close(self) -> None:
+        (self._sqlite if self.sqlite else self._pg).close()
+
+
+@contextmanager
+def held_write_lock(url: str) -> Iterator[None]:
+    """The write lock held by another connection for the duration of the block."""
+    holder = WriteLockHolder(url)
+    holder.take()
+    try:
+        yield
+    finally:
+        holder.release()
+        holder.close()
+
+
+def assert_database_intact(engine: Engine) -> None:
+    """SQLite's integrity check, or PostgreSQL's amcheck over every table and index."""
+    with engine.connect() as connection:
+        if not is_postgresql(engine):
+            assert connection.exec_driver_sql("PRAGMA integrity_check").scalar() == "ok"
+            return
+        connection.execute(text("CREATE EXTENSION IF NOT EXISTS amcheck"))
+        tables = connection.execute(
+            text(
+                "SELECT oid FROM pg_class WHERE relnamespace = 'public'::regnamespace AND relkind = 'r'"
+            )
+        ).scalars()
+        for table in list(tables):
+            corrupt = connection.execute(
+                text("SELECT count(*) FROM verify_heapam(:table)"), {"table": table}
+            ).scalar()
+            assert corrupt == 0
+        connection.execute(
+            text(
+                "SELECT bt_index_check(c.oid, true) FROM pg_index i"
+                " JOIN pg_class c ON c.oid = i.indexrelid"
+                " JOIN pg_am am ON am.oid = c.relam"
+                " WHERE am.amname = 'btree' AND c.relnamespace = 'public'::regnamespace"
+            )
+        ).all()
+        connection.commit()

@@ -1,0 +1,169 @@
+"""The engine and its sessions on both databases: one writer at a time, readers never wait,
+migrations from empty, and two replicas upgrading at once leave one schema."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+
+import psycopg
+import pytest
+from databases import POSTGRESQL_ONLY, WriteLockHolder, held_write_lock, libpq_url
+from sqlalchemy import inspect, text
+from sqlalchemy.exc import OperationalError
+
+from app.config import Settings
+from app.store import db
+from app.store.db import (
+    MIGRATION_LOCK_KEY,
+    Engine,
+    make_engine,
+    postgresql_url,
+    reading,
+    upgrade_database,
+    writing,
+)
+from app.store.models import GapRow
+
+TABLES = {
+    "alembic_version",
+    "alias",
+    "draft",
+    "editor",
+    "editor_session",
+    "feedback",
+    "gap",
+    "index_state",
+    "reference",
+    "revision",
+}
+WAIT_S = 30.0
+
+
+@pytest.fixture
+def engine(settings: Settings) -> Iterator[Engine]:
+    engine = make_engine(settings)
+    yield engine
+    engine.dispose()
+
+
+def add_gap(engine: Engine, template: str, *, fail: bool = False) -> None:
+    with writing(engine) as session:
+        session.add(GapRow(template=template, example=template))
+        if fail:
+            raise RuntimeError("a failed save")
+        session.commit()
+
+
+def test_migrations_run_from_empty(engine: Engine, settings: Settings) -> None:
+    upgrade_database(engine, settings)
+    assert set(inspect(engine).get_table_names()) == TABLES
+    with engine.connect() as connection:
+        versions = connection.execute(text("SELECT version_num FROM alembic_version")).all()
+    assert versions == [("0004",)]
+
+
+def test_a_writer_waits_for_the_lock_and_gives_up_past_the_timeout(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(db, "BUSY_TIMEOUT_MS", 50)  # before the engine: SQLite reads it then
+    engine = make_engine(settings)
+    upgrade_database(engine, settings)
+    with held_write_lock(settings.database_url):
+        with reading(engine) as session:
+            assert session.get(GapRow, 1) is None  # a reader does not wait
+        with pytest.raises(OperationalError):
+            add_gap(engine, "waited")
+    add_gap(engine, "went ahead")  # released: the next writer goes ahead
+    engine.dispose()
+
+
+def test_the_write_lock_is_released_with_the_transaction(
+    engine: Engine, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session that rolled back (an error inside a save) leaves the lock free."""
+    upgrade_database(engine, settings)
+    with pytest.raises(RuntimeError):
+        add_gap(engine, "failed", fail=True)
+    monkeypatch.setattr(db, "BUSY_TIMEOUT_MS", 50)
+    holder = WriteLockHolder(settings.database_url)
+    holder.take()  # would time out (SQLite) or wait forever (PostgreSQL) if still held
+    holder.release()
+    holder.close()
+
+
+def test_two_upgrades_at_once_leave_one_schema(engine: Engine, settings: Settings) -> None:
+    barrier = threading.Barrier(2)
+    failures: list[BaseException] = []
+
+    def upgrade() -> None:
+        own = make_engine(settings)
+        try:
+            barrier.wait()
+            upgrade_database(own, settings)
+        except BaseException as error:
+            failures.append(error)
+        finally:
+            own.dispose()
+
+    threads = [threading.Thread(target=upgrade) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert failures == []
+    assert set(inspect(engine).get_table_names()) == TABLES
+    with engine.connect() as connection:
+        assert connection.execute(text("SELECT count(*) FROM alembic_version")).scalar() == 1
+
+
+@POSTGRESQL_ONLY
+def test_upgrades_queue_on_the_migration_lock(settings: Settings, engine: Engine) -> None:
+    """Two replicas starting while a third migrates both wait for its advisory lock, then
+    find the schema at head."""
+    failures: list[BaseException] = []
+    with psycopg.connect(libpq_url(settings.database_url), autocommit=True) as holder:
+        holder.execute("BEGIN")
+        holder.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK_KEY,))
+
+        def upgrade() -> None:
+            own = make_engine(settings)
+            try:
+                upgrade_database(own, settings)
+            except BaseException as error:
+                failures.append(error)
+            finally:
+                own.dispose()
+
+        threads = [threading.Thread(target=upgrade) for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        deadline = time.monotonic() + WAIT_S
+        waiting = 0
+        while waiting < 2 and time.monotonic() < deadline:
+            waiting = holder.execute(
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+            ).fetchone()[0]  # type: ignore[index]
+            time.sleep(0.02)
+        assert waiting == 2
+        assert "alembic_version" not in inspect(engine).get_table_names()
+        holder.execute("ROLLBACK")
+    for thread in threads:
+        thread.join(timeout=120)
+    assert failures == []
+    with engine.connect() as connection:
+        assert connection.execute(text("SELECT count(*) FROM alembic_version")).scalar() == 1
+
+
+@pytest.mark.parametrize(
+    ("given", "used"),
+    [
+        pytest.param("postgresql://u:p@h/d", "postgresql+psycopg://u:p@h/d", id="postgresql"),
+        pytest.param("postgres://u@h:5433/d", "postgresql+psycopg://u@h:5433/d", id="postgres"),
+        pytest.param("postgresql+psycopg://h/d", "postgresql+psycopg://h/d", id="psycopg"),
+        pytest.param("sqlite:///var/f.db", "sqlite:///var/f.db", id="sqlite"),
+    ],
+)
+def test_a_postgresql_url_gets_the_psycopg_driver(given: str, used: str) -> None:
+    assert postgresql_url(given) == used
