@@ -45,24 +45,24 @@ KV_CACHE = labelled_line("kv-cache-exhaustion", "No available memory for the cac
 PROGRESS = [f"step {n}/2000 | loss 2.{n:03d} | tokens/s 101234" for n in range(1, 40)]
 LOG = "\n".join([*PROGRESS, KV_CACHE, WATCHDOG])
 
-# Pages anyone can open with a GET: what each one is, and its path.
+# Pages anyone can open with a GET: path and status.
 PUBLIC_PAGES = [
-    pytest.param("/", id="home"),
-    pytest.param(f"/?q={WATCHDOG}", id="results-symptom-line"),
-    pytest.param(f"/?q={KV_CACHE}", id="results-cause-line"),
-    pytest.param("/?q=hello there, nothing to see", id="results-no-match"),
-    pytest.param("/references", id="references"),
-    pytest.param("/references?q=nccl", id="references-query"),
-    pytest.param("/references?q=zzzz-nothing", id="references-query-empty"),
-    pytest.param("/references?category=inference", id="references-category"),
-    pytest.param("/calculators", id="calculators"),
-    *(pytest.param(f"/calculators/{name}", id=f"calculator-{name}") for name in CALCULATORS),
-    pytest.param("/calculators/kv_cache?block_size=oops", id="calculator-invalid-input"),
-    pytest.param("/login", id="login"),
-    pytest.param("/r/no-such-reference", id="reference-not-found"),
-    pytest.param("/no/such/page", id="not-found"),
-    pytest.param("/login?token=x", id="error-page"),
-    *(pytest.param(f"/r/{rid}", id=f"reference-{rid}") for rid in REFERENCE_IDS),
+    pytest.param("/", 200, id="home"),
+    pytest.param(f"/?q={WATCHDOG}", 200, id="results-symptom-line"),
+    pytest.param(f"/?q={KV_CACHE}", 200, id="results-cause-line"),
+    pytest.param("/?q=hello there, nothing to see", 200, id="results-no-match"),
+    pytest.param("/references", 200, id="references"),
+    pytest.param("/references?q=nccl", 200, id="references-query"),
+    pytest.param("/references?q=zzzz-nothing", 200, id="references-query-empty"),
+    pytest.param("/references?category=inference", 200, id="references-category"),
+    pytest.param("/calculators", 200, id="calculators"),
+    *(pytest.param(f"/calculators/{name}", 200, id=f"calculator-{name}") for name in CALCULATORS),
+    pytest.param("/calculators/kv-cache?layers=oops", 422, id="calculator-invalid-input"),
+    pytest.param("/login", 200, id="login"),
+    pytest.param("/r/no-such-reference", 404, id="reference-not-found"),
+    pytest.param("/no/such/page", 404, id="not-found"),
+    pytest.param("/login?token=x", 422, id="error-page"),
+    *(pytest.param(f"/r/{rid}", 200, id=f"reference-{rid}") for rid in REFERENCE_IDS),
 ]
 # Pages behind the editor sign-in.
 EDITOR_PAGES = [
@@ -74,9 +74,11 @@ EDITOR_PAGES = [
 ]
 
 
-@pytest.mark.parametrize("path", PUBLIC_PAGES)
-def test_public_page_has_no_axe_violation(page: Page, path: str) -> None:
-    page.goto(path)
+@pytest.mark.parametrize(("path", "status"), PUBLIC_PAGES)
+def test_public_page_has_no_axe_violation(page: Page, path: str, status: int) -> None:
+    response = page.goto(path)
+    assert response is not None
+    assert response.status == status
     assert_no_axe_violations(page)
     assert page.evaluate("window.__cspViolations") == []  # axe went in without breaking CSP
 
