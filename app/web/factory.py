@@ -8,8 +8,8 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
-from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.routing import Route
 
 from app.config import Settings
@@ -20,11 +20,13 @@ from app.urls import MCP_PATH, STATIC_PATH
 from app.web.errors import install_error_handlers
 from app.web.mcp_endpoint import StreamableHTTPEndpoint, app_library
 from app.web.middleware.body_limit import BodyLimit
+from app.web.middleware.compression import GZIP_LEVEL, GZIP_MINIMUM_BYTES
 from app.web.middleware.fast_reads import ReferenceReads
 from app.web.middleware.security_headers import SecurityHeaders
 from app.web.middleware.unexpected import Unexpected
 from app.web.ratelimit import RateLimiter
 from app.web.routes import api, api_editing, editor, health, pages
+from app.web.static_files import CachedStaticFiles
 
 logger = logging.getLogger(__name__)
 
@@ -70,7 +72,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     mcp_server = build_mcp_server(app_library(app))
     mcp_endpoint = StreamableHTTPEndpoint(mcp_server, settings.max_body_bytes)
     app.router.routes.append(Route(MCP_PATH, mcp_endpoint, include_in_schema=False))
-    app.mount(STATIC_PATH, StaticFiles(directory=settings.static_dir), name="static")
+    app.mount(STATIC_PATH, CachedStaticFiles(directory=settings.static_dir), name="static")
     app.include_router(health.router)
     app.include_router(health.docs_router)
     app.include_router(api.router)
@@ -90,4 +92,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(BodyLimit, max_body_bytes=settings.max_body_bytes)
     app.add_middleware(Unexpected)  # inside the headers, so a 500 carries them too
     app.add_middleware(SecurityHeaders)
+    # Outermost, so error pages, the 413 and the fast path's replies are compressed too.
+    app.add_middleware(GZipMiddleware, minimum_size=GZIP_MINIMUM_BYTES, compresslevel=GZIP_LEVEL)
     return app
