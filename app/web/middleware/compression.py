@@ -1,9 +1,10 @@
 """gzip for text responses: the settings of Starlette's GZipMiddleware, and the reference
 JSON that the fast path compresses once per version instead of once per request.
 
-GZipMiddleware leaves alone what should stay as it is: responses under the minimum size,
-304s (no body), 206 partial content, responses already encoded (the fast path's), and
-streams of events (`text/event-stream`, the MCP endpoint's). ETags stay as they are: each
+GZipMiddleware sits inside the fast path (`fast_reads.py`), whose replies it would cost
+three times their time in process, and leaves alone what should stay as it is: responses
+under the minimum size, 304s (no body), 206 partial content, responses already encoded,
+and streams of events (`text/event-stream`). ETags stay as they are: each
 names a file version (a reference's SHA-256, a static file's size and time), which both
 encodings carry, and `Vary: Accept-Encoding` keeps shared caches from mixing them.
 """

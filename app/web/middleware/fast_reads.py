@@ -49,10 +49,11 @@ def reference_response(
     if if_none_match is not None and _names(if_none_match, etag.decode()):
         return JsonReply(304, ((b"etag", etag),), b"")
     headers = [(b"content-type", b"application/json"), (b"etag", etag)]
-    if len(body) >= GZIP_MINIMUM_BYTES and accepts_gzip(accept_encoding):
-        # Already encoded, so GZipMiddleware passes it on: it adds Vary to the others.
-        body = gzipped(body)
-        headers += [(b"content-encoding", b"gzip"), (b"vary", b"Accept-Encoding")]
+    if len(body) >= GZIP_MINIMUM_BYTES:
+        headers.append((b"vary", b"Accept-Encoding"))
+        if accepts_gzip(accept_encoding):
+            body = gzipped(body)
+            headers.append((b"content-encoding", b"gzip"))
     headers.append((b"content-length", str(len(body)).encode()))
     return JsonReply(200, tuple(headers), body)
 

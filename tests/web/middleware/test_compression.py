@@ -63,6 +63,7 @@ def test_the_fast_path_sends_the_reference_gzipped_once_per_version(client: Test
     plain_headers, plain = raw(client, "/api/v1/references/stuck-rank", IDENTITY)
     assert plain == document
     assert "content-encoding" not in plain_headers
+    assert plain_headers["vary"] == "Accept-Encoding"
     assert plain_headers["etag"] == headers["etag"]
 
 
