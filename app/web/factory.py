@@ -9,7 +9,6 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from starlette.concurrency import run_in_threadpool
-from starlette.middleware.gzip import GZipMiddleware
 from starlette.routing import Route
 
 from app.config import Settings
@@ -20,7 +19,7 @@ from app.urls import MCP_PATH, STATIC_PATH
 from app.web.errors import install_error_handlers
 from app.web.mcp_endpoint import StreamableHTTPEndpoint, app_library
 from app.web.middleware.body_limit import BodyLimit
-from app.web.middleware.compression import GZIP_LEVEL, GZIP_MINIMUM_BYTES
+from app.web.middleware.compression import Compression
 from app.web.middleware.fast_reads import ReferenceReads
 from app.web.middleware.security_headers import SecurityHeaders
 from app.web.middleware.unexpected import Unexpected
@@ -83,7 +82,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_error_handlers(app)
     # Innermost: it compresses what the app answers. The fast path, outside it, gzips its
     # replies once per version and skips GZipMiddleware's per-request work (3x its cost).
-    app.add_middleware(GZipMiddleware, minimum_size=GZIP_MINIMUM_BYTES, compresslevel=GZIP_LEVEL)
+    app.add_middleware(Compression)
     app.add_middleware(ReferenceReads)  # CORS and headers still apply to its replies
     if settings.cors_origins:
         app.add_middleware(

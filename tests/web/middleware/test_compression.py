@@ -39,6 +39,13 @@ def test_a_page_is_gzipped_for_a_client_that_takes_it(client: TestClient) -> Non
     assert len(body) < len(plain) / 2
 
 
+def test_a_test_client_still_sees_the_template_through_compression(client: TestClient) -> None:
+    response = client.get("/references", headers=GZIP)
+    assert response.headers["content-encoding"] == "gzip"
+    assert response.template.name == "browse.html"  # type: ignore[attr-defined]
+    assert response.context["total"] == 2  # type: ignore[attr-defined]
+
+
 def test_small_responses_and_errors_in_json_stay_readable(client: TestClient) -> None:
     headers, body = raw(client, "/healthz", GZIP)
     assert len(body) < GZIP_MINIMUM_BYTES
