@@ -1,1 +1,2 @@
-"""Pure ASGI middleware: body limit, security headers, and fast reads of reference JSON."""
+"""Pure ASGI middleware: body limit, security headers, fast reads of reference JSON, and the
+gzip settings."""

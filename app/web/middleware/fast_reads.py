@@ -16,6 +16,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.domain.catalog import Catalog
 from app.domain.references.document import Reference
+from app.web.middleware.compression import GZIP_MINIMUM_BYTES, accepts_gzip, gzipped
 
 PATH_PREFIX = "/api/v1/references/"
 READ_METHODS = frozenset({"GET", "HEAD"})
@@ -36,25 +37,35 @@ def entity_tag(content_hash: str) -> str:
 
 
 def reference_response(
-    catalog: Catalog, reference: Reference, if_none_match: str | None
+    catalog: Catalog,
+    reference: Reference,
+    if_none_match: str | None,
+    accept_encoding: str | None,
 ) -> JsonReply:
-    """The reply for one reference: its JSON with its ETag, or 304 when the client has it."""
+    """The reply for one reference: its JSON with its ETag (gzipped when the client takes
+    it), or 304 when the client has it."""
     body = catalog.documents[reference.id]
     etag = entity_tag(reference.content_hash).encode()
     if if_none_match is not None and _names(if_none_match, etag.decode()):
         return JsonReply(304, ((b"etag", etag),), b"")
-    headers = (
-        (b"content-type", b"application/json"),
-        (b"content-length", str(len(body)).encode()),
-        (b"etag", etag),
-    )
-    return JsonReply(200, headers, body)
+    headers = [(b"content-type", b"application/json"), (b"etag", etag)]
+    if len(body) >= GZIP_MINIMUM_BYTES:
+        headers.append((b"vary", b"Accept-Encoding"))
+        if accepts_gzip(accept_encoding):
+            body = gzipped(body)
+            headers.append((b"content-encoding", b"gzip"))
+    headers.append((b"content-length", str(len(body)).encode()))
+    return JsonReply(200, tuple(headers), body)
 
 
 def _names(header: str, etag: str) -> bool:
     """True when an If-None-Match header (`*`, or tags, weak or strong) names `etag`."""
     tags = {tag.strip().removeprefix("W/") for tag in header.split(",")}
     return "*" in tags or etag in tags
+
+
+def _text(value: bytes | None) -> str | None:
+    return value.decode("latin-1") if value is not None else None
 
 
 class ReferenceReads:
@@ -86,6 +97,10 @@ class ReferenceReads:
         reference = catalog.references.get(path[len(PATH_PREFIX) :])
         if reference is None:
             return None  # the app's route answers 404 in the error shape
-        if_none_match = dict(scope["headers"]).get(b"if-none-match")
-        tag = if_none_match.decode("latin-1") if if_none_match is not None else None
-        return reference_response(catalog, reference, tag)
+        headers = dict(scope["headers"])
+        return reference_response(
+            catalog,
+            reference,
+            _text(headers.get(b"if-none-match")),
+            _text(headers.get(b"accept-encoding")),
+        )

@@ -88,7 +88,12 @@ async def api_get_reference(request: Request, reference_id: str) -> Response:
     # Known ids are usually answered before routing by fast_reads.ReferenceReads, the same way.
     catalog = catalog_of(request)
     reference = get_reference(catalog, reference_id)
-    reply = reference_response(catalog, reference, request.headers.get("if-none-match"))
+    reply = reference_response(
+        catalog,
+        reference,
+        request.headers.get("if-none-match"),
+        request.headers.get("accept-encoding"),
+    )
     headers = {name.decode(): value.decode() for name, value in reply.headers}
     return Response(reply.body, status_code=reply.status, headers=headers)
 
