@@ -41,14 +41,30 @@ function clearErrors(form) {
   for (const element of form.elements) element.removeAttribute("aria-invalid");
 }
 
-function showError(form, error) {
-  const message = form.querySelector(`[data-error-for="${CSS.escape(error.field || "")}"]`);
-  if (!message) return;
+// The label a reader sees for an input ("Healthy bandwidth"), not its name (baseline_gbps).
+function labelOf(form, name) {
+  const element = form.elements.namedItem(name);
+  const label = element?.id ? form.querySelector(`label[for="${CSS.escape(element.id)}"] [data-label]`) : null;
+  return label ? label.textContent.trim() : null;
+}
+
+// As the server draws a wrong input: the problem beside the field, the outputs blank and
+// the caption naming the field by its label.
+function showError(panel, form, error) {
   const prefix = `${error.field}: `;
-  message.textContent = error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
-  message.hidden = false;
-  message.closest(".field")?.classList.add("invalid");
-  form.elements.namedItem(error.field)?.setAttribute("aria-invalid", "true");
+  const problem = error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
+  const label = labelOf(form, error.field || "");
+  const message = label ? form.querySelector(`[data-error-for="${CSS.escape(error.field)}"]`) : null;
+  if (message) {
+    message.textContent = problem;
+    message.hidden = false;
+    message.closest(".field")?.classList.add("invalid");
+    form.elements.namedItem(error.field)?.setAttribute("aria-invalid", "true");
+  }
+  for (const output of panel.querySelectorAll("output[data-output]")) output.textContent = NO_VALUE;
+  panel.querySelector(".outputs")?.classList.add("stale");
+  const caption = panel.querySelector("[data-outputs-caption]");
+  if (caption) caption.textContent = label ? `Outputs: fix ${label} above` : `Outputs: ${problem}`;
 }
 
 function showOutputs(panel, outputs) {
@@ -57,6 +73,8 @@ function showOutputs(panel, outputs) {
     output.textContent = value === undefined ? NO_VALUE : formatOutput(value, "percent" in output.dataset);
   }
   panel.querySelector(".outputs")?.classList.remove("stale");
+  const caption = panel.querySelector("[data-outputs-caption]");
+  if (caption) caption.textContent = "Outputs";
 }
 
 function liveCalculator(form) {
@@ -88,8 +106,7 @@ function liveCalculator(form) {
     if (response.ok) {
       showOutputs(panel, body.outputs);
     } else if (body.error) {
-      showError(form, body.error);
-      panel.querySelector(".outputs")?.classList.add("stale");
+      showError(panel, form, body.error);
     }
   }
   form.addEventListener("input", () => {

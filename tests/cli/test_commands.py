@@ -171,3 +171,13 @@ def test_scan_prints_the_roots_first_then_every_match(runner: CliRunner) -> None
         "slow-collective",
         "stuck-rank",
     ]
+
+
+def test_calculators_lists_inputs_with_defaults_and_optional_ones_as_worked_out(
+    runner: CliRunner,
+) -> None:
+    result = runner.invoke(cli, ["calculators"])
+    assert result.exit_code == 0, result.output
+    assert "kv-cache: KV cache size" in result.output
+    assert "    layers = 80" in result.output
+    assert "    bytes_per_token [bytes] = (empty: worked out)" in result.output

@@ -51,7 +51,7 @@ def per_layer_bytes(
 def _check(values: InputValues) -> None:
     heads, hidden = values.integer("attention_heads"), values.integer("hidden_size")
     if heads > hidden:
-        raise CalculatorInputError("attention_heads", "must not exceed the hidden size")
+        raise CalculatorInputError("attention_heads", "must not exceed Hidden size")
     if heads % values.integer("tensor_parallel"):
         raise CalculatorInputError(
             "tensor_parallel", "must divide the attention heads (each GPU holds whole heads)"

@@ -40,7 +40,8 @@ def _compute(values: InputValues) -> dict[str, OutputValue]:
     if slow_gbps > baseline_gbps:
         raise CalculatorInputError(
             "slow_gbps",
-            f"must not exceed baseline_gbps ({baseline_gbps:g}): the slow link is the slower one",
+            f"must not exceed Healthy bandwidth ({baseline_gbps:g} GB/s): the slow link is the "
+            "slower one",
         )
     factor = bus_factor(values.choice("algorithm"), workers)
     baseline_s = allreduce_seconds(gradient_gb, baseline_gbps, factor)

@@ -36,6 +36,12 @@ class InputValues:
             raise TypeError(f"{name} is not a number input")
         return float(value)
 
+    def optional_number(self, name: str) -> float | None:
+        """An optional "number" input: None when it was left empty."""
+        if self._values[name] is None:
+            return None
+        return self.number(name)
+
     def integer(self, name: str) -> int:
         """An "integer" input."""
         value = self._values[name]

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import math
 
-from app.errors import CalculatorInputError
-
 from .calculator import Calculator, InputValues
 from .limits import bytes_per_value_input
 from .spec import InputSpec, OutputSpec, OutputValue, Source
@@ -42,17 +40,13 @@ def derived_bytes_per_token(
 
 
 def _bytes_per_token(values: InputValues) -> float:
-    direct = values.number("bytes_per_token")
-    if direct == 0:
+    direct = values.optional_number("bytes_per_token")
+    if direct is None:
         return derived_bytes_per_token(
             values.integer("layers"),
             values.integer("kv_heads"),
             values.integer("head_dim"),
             values.number("bytes_per_value"),
-        )
-    if direct < MIN_DIRECT_BYTES_PER_TOKEN:
-        raise CalculatorInputError(
-            "bytes_per_token", "must be 0 (derive it from the model) or at least 1"
         )
     return direct
 
@@ -104,10 +98,12 @@ INPUTS = (
         "Bytes per token (direct)",
         "bytes",
         "number",
-        0.0,
-        minimum=0.0,
+        None,
+        minimum=MIN_DIRECT_BYTES_PER_TOKEN,
         maximum=MAX_BYTES_PER_TOKEN,
-        help="KV bytes per token if known; 0 derives it from the four model inputs above.",
+        help="KV bytes per token if known; leave it empty to derive it from the four model "
+        "inputs above.",
+        optional=True,
     ),
     InputSpec(
         "sequences",

@@ -58,6 +58,11 @@ class CalculatorPanel:
     def has_errors(self) -> bool:
         return any(field.error for field in self.fields)
 
+    @property
+    def invalid_labels(self) -> tuple[str, ...]:
+        """The labels of the inputs to fix, as the outputs' caption names them."""
+        return tuple(field.spec.label for field in self.fields if field.error)
+
 
 def build_panel(
     calculator: Calculator, preset: Mapping[str, object], query: Mapping[str, str]
@@ -107,7 +112,10 @@ def _problem(spec: InputSpec, raw: object) -> str | None:
 
 
 def show_input(value: object) -> str:
-    """An input value as typed in a form: `16`, `1.5`, `200, 400` for lists."""
+    """An input value as typed in a form: `16`, `1.5`, `200, 400` for lists, an empty box
+    for an optional input left empty."""
+    if value is None:
+        return ""
     if isinstance(value, list | tuple):
         return ", ".join(show_input(item) for item in value)
     if isinstance(value, bool) or not isinstance(value, int | float):
