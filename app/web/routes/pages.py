@@ -20,7 +20,7 @@ from app.domain.catalog import (
 )
 from app.domain.matching.rank import CONFIDENT_THRESHOLD
 from app.domain.references.document import PHASES
-from app.errors import InvalidInput, NotFound
+from app.errors import InvalidInput, LogTooLarge, NotFound
 from app.services.analysis import Outcome, analyse_paste
 from app.services.library import Library
 from app.services.readers import feedback_counts, record_feedback
@@ -33,7 +33,7 @@ from app.web.ratelimit import RateLimited, spend_budget
 from app.web.templating import page, page_path
 from app.web.views.calculator_panel import CalculatorPanel, build_panel, preset_inputs
 from app.web.views.log_view import linked_lines, log_view
-from app.web.views.paste import CONTEXT_LABELS, EXAMPLES, PasteForm
+from app.web.views.paste import CONTEXT_LABELS, EXAMPLES, PasteForm, PasteLimits
 
 router = APIRouter(include_in_schema=False, route_class=SafeBodyRoute)
 
@@ -65,6 +65,9 @@ def paste_page(
         share_url=page_path(request, "home", share) if share else None,
         log_view=log_view(form.log, linked_lines(scan)) if scan else None,
         storing=storing,
+        paste_limits=PasteLimits.of(request.app.state.settings)
+        if isinstance(error, LogTooLarge)
+        else None,
         examples=[e for e in EXAMPLES if e.reference_id in catalog.references],
         frameworks=[name for name, _ in facets(catalog).frameworks],
         phases=PHASES,

@@ -8,13 +8,13 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from itertools import pairwise
 from pathlib import Path
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
 from fastapi.testclient import TestClient
 from httpx import Response
 
-from app.config import PROJECT_ROOT, Settings
+from app.config import DEFAULT_MAX_LOG_LINES, PROJECT_ROOT, Settings
 from app.domain.calculators import CALCULATORS, get_calculator
 from app.services.analysis import LOG_LINE_THRESHOLD
 from app.web.factory import create_app
@@ -394,6 +394,16 @@ def test_an_empty_paste_gets_the_form_again(client: TestClient) -> None:
     assert page.find("input", name="model").attrs["value"] == "llama-3-8b"
 
 
+def test_the_form_takes_the_100000_lines_the_readme_promises(client: TestClient) -> None:
+    # Lines of a realistic length: urlencoded, the form is over the old 10 MiB body limit.
+    prefix = "[2025-03-01 10:00:00,123] [INFO] [rank0]: "
+    log = prefix + progress_log(DEFAULT_MAX_LOG_LINES, {}).replace("\n", "\n" + prefix)
+    assert len(urlencode({"log": log})) > 10 * 1024 * 1024
+    response = client.post("/", data={"log": log})
+    assert response.status_code == 200
+    assert context_of(response)["outcome"].scan.lines == DEFAULT_MAX_LOG_LINES  # type: ignore[attr-defined]
+
+
 def test_too_many_lines_keep_the_text(small_client: TestClient) -> None:
     log = progress_log(45, {})
     response = small_client.post("/", data={"log": log})
@@ -401,6 +411,9 @@ def test_too_many_lines_keep_the_text(small_client: TestClient) -> None:
     page = parse(response)
     assert "45 lines is over the 40-line limit" in page.find("p", class_="form-error").text
     assert page.find("textarea", name="log").text.strip() == log
+    limits = page.find("div", id="paste-limits").text
+    assert "40 lines" in limits
+    assert "tail -n 5000 train.log | failref scan -" in limits
 
 
 def test_a_wrong_gpu_count_is_shown_next_to_its_field(client: TestClient) -> None:
