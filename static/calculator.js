@@ -99,17 +99,22 @@ function liveCalculator(form) {
       return; // aborted by a newer change, or offline: the Calculate button still works
     }
     clearErrors(form);
-    // The address follows the inputs, so a reload or a shared link shows the same panel.
+    // The address follows the inputs, so a reload or a shared link shows the same panel;
+    // not on a results page, whose panel submits to its reference's page.
     const url = new URL(window.location.href);
-    url.search = new URLSearchParams(inputs).toString();
-    window.history.replaceState(null, "", url);
+    if (new URL(form.action).pathname === url.pathname) {
+      url.search = new URLSearchParams(inputs).toString();
+      window.history.replaceState(null, "", url);
+    }
     if (response.ok) {
       showOutputs(panel, body.outputs);
     } else if (body.error) {
       showError(panel, form, body.error);
     }
   }
-  form.addEventListener("input", () => {
+  form.addEventListener("input", (event) => {
+    // A value the reader changed is theirs now, no longer the one read from the paste.
+    event.target.closest(".field")?.querySelector("[data-from-line]")?.remove();
     window.clearTimeout(timer);
     timer = window.setTimeout(run, DEBOUNCE_MS);
   });

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from app.errors import CalculatorInputError
 
 from .coerce import coerce_input
+from .extract import ExtractionRule, Found, check_rules, extract_inputs
 from .schema import input_schema
 from .spec import (
     CalculatorResult,
@@ -81,6 +82,14 @@ class Calculator:
     outputs: tuple[OutputSpec, ...]
     compute: Compute
     see_also: tuple[Source, ...] = ()
+    extract: tuple[ExtractionRule, ...] = ()
+
+    def __post_init__(self) -> None:
+        check_rules(self.name, self.inputs, self.extract)
+
+    def read_inputs(self, text: str) -> dict[str, Found]:
+        """The inputs this calculator's rules read in a pasted text, with their lines."""
+        return extract_inputs(self.inputs, self.extract, text)
 
     def defaults(self) -> dict[str, object]:
         """The default inputs (the worked example), lists as fresh lists."""

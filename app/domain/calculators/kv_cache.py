@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from .calculator import Calculator, InputValues
+from .extract import TO_GB, ExtractionRule
 from .limits import bytes_per_value_input
 from .spec import InputSpec, OutputSpec, OutputValue, Source
 
@@ -159,6 +160,25 @@ OUTPUTS = (
     OutputSpec("paged_gb", "KV cache in whole blocks", "GB", "Blocks · block · bytes per token."),
 )
 
+# vLLM's start-up lines: the memory left for the KV cache and the request length its
+# concurrency is reported for (tests/data/labelled/healthy.yaml).
+EXTRACT = (
+    ExtractionRule(
+        "capacity_gb",
+        r"Available KV cache memory: (?P<value>[0-9][0-9.,]*) (?P<unit>GiB|MiB)",
+        units=TO_GB,
+        example="INFO 01-29 05:21:42 [gpu_worker.py:356] Available KV cache memory: 64.73 GiB",
+    ),
+    ExtractionRule(
+        "tokens_per_sequence",
+        r"Maximum concurrency for (?P<value>[0-9][0-9,]*) tokens per request",
+        example=(
+            "INFO 06-10 06:16:44 [kv_cache_utils.py:640] Maximum concurrency for 131,072 "
+            "tokens per request: 7.85x"
+        ),
+    ),
+)
+
 CALCULATOR = Calculator(
     name=NAME,
     title="KV cache size",
@@ -178,6 +198,7 @@ CALCULATOR = Calculator(
     inputs=INPUTS,
     outputs=OUTPUTS,
     compute=_compute,
+    extract=EXTRACT,
     see_also=(
         Source(
             "Llama 2: Open Foundation and Fine-Tuned Chat Models (model dimensions)",

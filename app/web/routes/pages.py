@@ -34,6 +34,7 @@ from app.web.templating import page, page_path
 from app.web.views.calculator_panel import CalculatorPanel, build_panel, preset_inputs
 from app.web.views.log_view import linked_lines, log_view
 from app.web.views.paste import CONTEXT_LABELS, EXAMPLES, PasteForm, PasteLimits
+from app.web.views.prefill import prefilled_calculator
 
 router = APIRouter(include_in_schema=False, route_class=SafeBodyRoute)
 
@@ -64,6 +65,7 @@ def paste_page(
         context_labels=CONTEXT_LABELS,
         share_url=page_path(request, "home", share) if share else None,
         log_view=log_view(form.log, linked_lines(scan)) if scan else None,
+        prefilled=prefilled_calculator(catalog, outcome, form.log) if outcome else None,
         storing=storing,
         paste_limits=PasteLimits.of(request.app.state.settings)
         if isinstance(error, LogTooLarge)

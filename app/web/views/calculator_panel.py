@@ -31,6 +31,7 @@ class PanelField:
     spec: InputSpec
     value: str
     error: str | None = None
+    from_line: int | None = None
 
     @property
     def html_id(self) -> str:
@@ -65,15 +66,25 @@ class CalculatorPanel:
 
 
 def build_panel(
-    calculator: Calculator, preset: Mapping[str, object], query: Mapping[str, str]
+    calculator: Calculator,
+    preset: Mapping[str, object],
+    query: Mapping[str, str],
+    from_lines: Mapping[str, int] | None = None,
 ) -> CalculatorPanel:
-    """The panel for the inputs in `query` (a submitted form), the rest from `preset`."""
+    """The panel for the inputs in `query` (a submitted form), the rest from `preset`;
+    `from_lines` marks the inputs read from a paste with the line they came from."""
     raw = {
         spec.name: query[spec.name] if spec.name in query else preset.get(spec.name, spec.default)
         for spec in calculator.inputs
     }
+    lines = from_lines or {}
     fields = tuple(
-        PanelField(spec, show_input(raw[spec.name]), _problem(spec, raw[spec.name]))
+        PanelField(
+            spec,
+            show_input(raw[spec.name]),
+            _problem(spec, raw[spec.name]),
+            lines.get(spec.name),
+        )
         for spec in calculator.inputs
     )
     if any(field.error for field in fields):
