@@ -56,7 +56,8 @@ def axe_source() -> str:
         pytest.fail(
             f"axe-core is not installed ({AXE_SOURCE} is missing): the accessibility tests "
             "need it; `bash scripts/setup dev` installs it from npm "
-            "(tests/browser/npm/package-lock.json pins the version).",
+            "(or `npm ci --prefix tests/browser/npm`; tests/browser/npm/package-lock.json pins "
+            "the version).",
             pytrace=False,
         )
     return AXE_SOURCE.read_text(encoding="utf-8")

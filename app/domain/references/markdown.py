@@ -41,6 +41,7 @@ def markdown_parser() -> MarkdownIt:
     parser = MarkdownIt("js-default").enable(["table", "strikethrough"])
     parser.validateLink = is_safe_url  # type: ignore[method-assign]
     parser.core.ruler.push("reference_links", _rewrite_reference_links)
+    parser.core.ruler.push("empty_header_cells", _empty_header_cells_as_data)
     return parser
 
 
@@ -56,6 +57,17 @@ def _rewrite_reference_links(state: Any) -> None:
             if token.type == "link_open":
                 _rewrite_link(token)
                 token.attrSet("rel", "noopener")
+
+
+def _empty_header_cells_as_data(state: Any) -> None:
+    """An empty header cell (the corner of `| | a | b |`) heads nothing: a screen reader
+    would announce it for every cell below, so it becomes an empty data cell."""
+    tokens = state.tokens
+    for index, token in enumerate(tokens[:-2]):
+        inline, closing = tokens[index + 1], tokens[index + 2]
+        if token.type == "th_open" and inline.type == "inline" and not inline.content.strip():
+            token.type, token.tag = "td_open", "td"
+            closing.type, closing.tag = "td_close", "td"
 
 
 def _rewrite_link(token: Token) -> None:

@@ -527,7 +527,7 @@ def test_browse_filters_by_tag_and_text(client: TestClient) -> None:
     page = parse(response)
     assert "/r/stuck-rank" in page.hrefs()
     assert "/r/slow-collective" not in page.hrefs()
-    assert "1 of 2 references" in page.find("p", class_="count").text
+    assert "1 of 2 references" in page.find("h2", class_="count").text
     assert page.alternates() == ["/api/v1/references?tag=hang"]
     assert parse(client.get("/references")).alternates() == ["/api/v1/references"]
     empty = client.get("/references", params={"q": "zzzz"})

@@ -1,0 +1,117 @@
+"""axe-core on every product page: no WCAG A/AA or best-practice violation, heading order
+included.
+
+Excluded: the vendored Swagger UI page (/docs). Its markup is Swagger UI's, rendered by its
+own script from the OpenAPI document; axe finds violations inside it (focusable elements
+nested in its operation toggles, 19-px-high links, content outside landmarks) that only a
+change to Swagger UI itself could fix, and the same API is described in plain HTML by the
+README and in JSON by /openapi.json.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+
+import pytest
+from browser.axe import assert_no_axe_violations
+from browser.conftest import LiveServer
+from paths import LABELLED, REFERENCES
+from playwright.sync_api import Page, ViewportSize
+
+from app.domain.calculators import CALCULATORS
+from app.domain.matching.labelled import read_labelled
+from app.services.editors import add_editor
+
+pytestmark = pytest.mark.browser
+
+PHONE: ViewportSize = {"width": 390, "height": 844}
+REFERENCE_IDS = sorted(p.stem for p in REFERENCES.glob("*.md") if p.name != "README.md")
+ANY_REFERENCE = "kv-cache-exhaustion"
+EDITOR_NUMBERS = itertools.count(1)  # editor names are unique
+
+
+def labelled_line(reference_id: str, containing: str) -> str:
+    """The first labelled real line of `reference_id` that holds `containing`."""
+    return next(
+        line.text
+        for line in read_labelled(LABELLED)
+        if line.expected == reference_id and containing in line.text
+    )
+
+
+WATCHDOG = labelled_line("nccl-collective-timeout", "[Rank 2] Watchdog caught collective")
+KV_CACHE = labelled_line("kv-cache-exhaustion", "No available memory for the cache blocks")
+PROGRESS = [f"step {n}/2000 | loss 2.{n:03d} | tokens/s 101234" for n in range(1, 40)]
+LOG = "\n".join([*PROGRESS, KV_CACHE, WATCHDOG])
+
+# Pages anyone can open with a GET: what each one is, and its path.
+PUBLIC_PAGES = [
+    pytest.param("/", id="home"),
+    pytest.param(f"/?q={WATCHDOG}", id="results-symptom-line"),
+    pytest.param(f"/?q={KV_CACHE}", id="results-cause-line"),
+    pytest.param("/?q=hello there, nothing to see", id="results-no-match"),
+    pytest.param("/references", id="references"),
+    pytest.param("/references?q=nccl", id="references-query"),
+    pytest.param("/references?q=zzzz-nothing", id="references-query-empty"),
+    pytest.param("/references?category=inference", id="references-category"),
+    pytest.param("/calculators", id="calculators"),
+    *(pytest.param(f"/calculators/{name}", id=f"calculator-{name}") for name in CALCULATORS),
+    pytest.param("/calculators/kv_cache?block_size=oops", id="calculator-invalid-input"),
+    pytest.param("/login", id="login"),
+    pytest.param("/r/no-such-reference", id="reference-not-found"),
+    pytest.param("/no/such/page", id="not-found"),
+    pytest.param("/login?token=x", id="error-page"),
+    *(pytest.param(f"/r/{rid}", id=f"reference-{rid}") for rid in REFERENCE_IDS),
+]
+# Pages behind the editor sign-in.
+EDITOR_PAGES = [
+    pytest.param(f"/r/{ANY_REFERENCE}", id="reference-as-editor"),
+    pytest.param(f"/r/{ANY_REFERENCE}/edit", id="editor"),
+    pytest.param(f"/r/{ANY_REFERENCE}/history", id="history"),
+    pytest.param("/new", id="new-reference"),
+    pytest.param("/admin/gaps", id="gaps"),
+]
+
+
+@pytest.mark.parametrize("path", PUBLIC_PAGES)
+def test_public_page_has_no_axe_violation(page: Page, path: str) -> None:
+    page.goto(path)
+    assert_no_axe_violations(page)
+    assert page.evaluate("window.__cspViolations") == []  # axe went in without breaking CSP
+
+
+def test_log_results_have_no_axe_violation(page: Page) -> None:
+    page.goto("/")
+    page.fill("#log", LOG)
+    with page.expect_navigation():
+        page.get_by_role("button", name="Find references").click()
+    assert page.locator(".story").count() > 0
+    assert_no_axe_violations(page)
+
+
+@pytest.mark.parametrize("path", ["/", f"/?q={WATCHDOG}", f"/r/{ANY_REFERENCE}"])
+def test_phone_width_has_no_axe_violation(open_page: Callable[..., Page], path: str) -> None:
+    tab = open_page(viewport=PHONE)
+    tab.goto(path)
+    assert_no_axe_violations(tab)
+
+
+@pytest.fixture
+def editor_page(page: Page, live_server: LiveServer) -> Page:
+    """A desktop page signed in as an editor."""
+    library = live_server.server.config.app.state.library
+    token = add_editor(library, f"axe-{next(EDITOR_NUMBERS)}")
+    page.goto("/login")
+    page.fill("input[name=token]", token)
+    with page.expect_navigation():
+        page.get_by_role("button", name="Sign in").click()
+    return page
+
+
+@pytest.mark.parametrize("path", EDITOR_PAGES)
+def test_editor_page_has_no_axe_violation(editor_page: Page, path: str) -> None:
+    response = editor_page.goto(path)
+    assert response is not None
+    assert response.status == 200
+    assert_no_axe_violations(editor_page)
