@@ -248,20 +248,34 @@ def test_blank_query_is_the_plain_start_page(client: TestClient) -> None:
     assert context_of(response)["outcome"] is None
 
 
-def test_nothing_confident_says_so_and_shows_the_closest(client: TestClient) -> None:
+def test_nothing_confident_says_so_and_lists_the_nearest_titles_only(client: TestClient) -> None:
     response = client.post("/", data={"log": "collective stalls sometimes"})
     page = parse(response)
-    assert page.find("h1").text == "No confident match"
-    assert "No reference matches this text with confidence" in page.find("p", class_="verdict").text
-    assert page.find("li", class_="weak").attrs["data-reference-id"] == "slow-collective"
-    assert page.find("span", class_="label").text == "not confident"
+    assert page.find("h1").text == "No reference matches this text"
+    section = page.find("section", class_="no-match")
+    assert "covers the performance and failure modes of GPU training" in section.text
+    assert "2 references" in section.text  # the live count of the fixture folder
+    assert "Your text was kept, redacted" in section.text
+    assert page.find("form", class_="no-match-search").attrs["action"] == "/references"
+    nearest = page.find("details", class_="nearest")
+    assert page.find("a", nearest).attrs["href"] == "/r/slow-collective"
+    assert not page.find_all("li", class_="result")  # no weak card dressed as an answer
+    assert not page.find_all("figure", class_="excerpt")
 
 
 def test_nothing_at_all_says_so(client: TestClient) -> None:
     page = parse(client.post("/", data={"log": "hello world"}))
-    assert page.find("h1").text == "No reference matches"
-    assert "Nothing in the catalog resembles this text" in page.find("p", class_="verdict").text
+    assert page.find("h1").text == "No reference matches this text"
+    assert "failref has no reference for this text" in page.find("h2", id="no-match-title").text
     assert not page.find_all("li", class_="result")
+    assert not page.find_all("details", class_="nearest")
+
+
+def test_a_server_that_keeps_nothing_says_so(settings: Settings) -> None:
+    quiet = settings.model_copy(update={"store_queries": False})
+    with TestClient(create_app(quiet)) as client:
+        page = parse(client.post("/", data={"log": "hello world"}))
+    assert "does not keep unanswered text" in page.find("p", class_="kept").text
 
 
 @pytest.mark.parametrize(
