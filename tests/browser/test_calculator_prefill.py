@@ -4,10 +4,12 @@ reference's worked example, the reader can change any of them, and nothing is in
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from browser.axe import assert_no_axe_violations
 from playwright.sync_api import Page, expect
 
 from app.config import PROJECT_ROOT
@@ -17,7 +19,8 @@ from app.web.views.calculator_panel import preset_inputs, show_input
 
 pytestmark = pytest.mark.browser
 
-SHOTS = Path("/tmp/w18b-shots")
+# As in test_pages.py: set to a folder (docs/screenshots) to keep the screenshots.
+SCREENSHOTS_ENV = "FAILREF_SCREENSHOTS_DIR"
 OOM = (
     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a "
     "total capacity of 79.15 GiB of which 1.00 GiB is free."
@@ -54,8 +57,14 @@ def worked_example(reference_id: str) -> dict[str, object]:
     return preset_inputs(calculator, reference.calculator.inputs)
 
 
+def shots_folder(tmp_path: Path) -> Path:
+    folder = Path(os.environ.get(SCREENSHOTS_ENV) or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
 def test_an_oom_line_fills_the_gpu_memory_and_keeps_the_rest(
-    page: Page, console_errors: list[str]
+    page: Page, console_errors: list[str], tmp_path: Path
 ) -> None:
     paste(page, OOM)
     section = page.locator("section.prefilled")
@@ -68,15 +77,15 @@ def test_an_oom_line_fills_the_gpu_memory_and_keeps_the_rest(
     for name, value in preset.items():
         if name != "capacity_gib":
             expect(page.locator(f"#calc-{name}")).to_have_value(show_input(value))
+    section.scroll_into_view_if_needed()
+    page.screenshot(path=shots_folder(tmp_path) / "results-prefilled-calculator.png")
+    assert_no_axe_violations(page)
     share = page.locator("output[data-output='share_of_capacity']")
     before = share.text_content()
     page.fill("#calc-capacity_gib", "40")  # the reader's own number wins, live
     expect(page.locator("#calc-capacity_gib-from")).to_have_count(0)
     expect(share).not_to_have_text(before or "")
     assert page.url.endswith("/")  # the results page's address is left alone
-    SHOTS.mkdir(exist_ok=True)
-    section.scroll_into_view_if_needed()
-    page.screenshot(path=SHOTS / "prefilled-calculator-desktop.png")
     assert console_errors == []
 
 
@@ -95,13 +104,13 @@ def test_a_paste_without_the_numbers_fills_nothing(page: Page) -> None:
 
 
 def test_the_filled_panel_submits_to_its_reference_without_javascript(
-    open_page: Callable[..., Page],
+    open_page: Callable[..., Page], tmp_path: Path
 ) -> None:
     page = open_page(javascript=False, viewport={"width": 390, "height": 844})
     paste(page, OOM)
     expect(page.locator("#calc-capacity_gib-from")).to_have_text("from line 1")
     page.locator("section.prefilled").scroll_into_view_if_needed()
-    page.screenshot(path=SHOTS / "prefilled-calculator-phone.png")
+    page.screenshot(path=shots_folder(tmp_path) / "phone-results-prefilled-calculator.png")
     with page.expect_navigation():
         page.locator("section.prefilled").get_by_role("button", name="Calculate").click()
     assert "/r/activation-memory-oom" in page.url

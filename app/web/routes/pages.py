@@ -14,6 +14,7 @@ from app.domain.catalog import (
     facets,
     get_reference,
     list_references,
+    reference_for_code,
     references_using,
     related_references,
     resolve_alias,
@@ -79,10 +80,15 @@ def paste_page(
     )
 
 
-def answer_paste(request: Request, library: Library, form: PasteForm) -> HTMLResponse:
+def answer_paste(request: Request, library: Library, form: PasteForm) -> Response:
     """Results for the form, or the form again with the problem (422). A single message
-    that nothing matched confidently is remembered, redacted, for the gaps list."""
+    that nothing matched confidently is remembered, redacted, for the gaps list. A code
+    typed alone (`Xid 79`, `error 802`) that a reference owns goes to that reference."""
     catalog = library.catalog
+    owner = reference_for_code(catalog, form.log)
+    if owner is not None:
+        target = request.app.url_path_for("reference_page", reference_id=owner)
+        return RedirectResponse(target, status_code=303)
     try:
         outcome = analyse_paste(library, form.log, form.run_context(), remember=True)
     except InvalidInput as error:
@@ -102,7 +108,7 @@ def home(
     gpus: Annotated[str, Query()] = "",
     model: Annotated[str, Query()] = "",
     notes: Annotated[str, Query()] = "",
-) -> HTMLResponse:
+) -> Response:
     """The paste form and every reference; with `?q=` the results for that message."""
     form = PasteForm.of(
         q, framework=framework, phase=phase, gpu=gpu, gpus=gpus, model=model, notes=notes
@@ -125,7 +131,7 @@ def paste(
     gpus: Annotated[str, Form()] = "",
     model: Annotated[str, Form()] = "",
     notes: Annotated[str, Form()] = "",
-) -> HTMLResponse:
+) -> Response:
     """Match a pasted message, or scan a pasted log, with the run context given."""
     form = PasteForm.of(
         log, framework=framework, phase=phase, gpu=gpu, gpus=gpus, model=model, notes=notes
