@@ -19,10 +19,18 @@ DEFAULT_MATCH_LIMIT = 5
 MAX_MATCH_LIMIT = 50
 # Lines a pasted log may have unless FAILREF_MAX_LOG_LINES says otherwise.
 DEFAULT_MAX_LOG_LINES = 100_000
+# Bytes of one pasted log line the body limit allows for: the whole-log set in
+# tests/data/wholelogs averages 76; rank prefixes and timestamps make some logs longer.
+PASTE_LINE_BYTES = 100
+# The paste form sends its text urlencoded: the whole-log set grows 1.21 times, and
+# punctuation-heavy lines (NCCL tables, JSON logs) more, since each such byte is `%XX`.
+FORM_ENCODING_FACTOR = 2
+# The default body limit fits a form of DEFAULT_MAX_LOG_LINES lines, as the README promises.
+DEFAULT_MAX_BODY_BYTES = DEFAULT_MAX_LOG_LINES * PASTE_LINE_BYTES * FORM_ENCODING_FACTOR
 # Line numbers a scan hit lists; `count` says how many there were in all.
 SCAN_LINE_CAP = 20
 # A browser or a script sends its headers in one packet: ten seconds is a very slow link.
-# The largest body (10 MiB) in a minute is 1.4 Mbit/s. Defaults of the two settings below.
+# The largest body (20 MB) in a minute is 2.7 Mbit/s. Defaults of the two settings below.
 DEFAULT_HEADER_TIMEOUT_S = 10.0
 DEFAULT_BODY_TIMEOUT_S = 60.0
 # The databases failref runs on: an embedded SQLite file, or a PostgreSQL server (psycopg 3)
@@ -72,7 +80,8 @@ class Settings(BaseSettings):
         default=False, description="Turn every editing route off, for public mirrors."
     )
     max_body_bytes: int = Field(
-        default=10 * 1024 * 1024, description="Largest request body accepted, in bytes."
+        default=DEFAULT_MAX_BODY_BYTES,
+        description="Largest request body accepted, in bytes (a form of 100,000 lines fits).",
     )
     max_log_lines: int = Field(
         default=DEFAULT_MAX_LOG_LINES,

@@ -41,14 +41,30 @@ function clearErrors(form) {
   for (const element of form.elements) element.removeAttribute("aria-invalid");
 }
 
-function showError(form, error) {
-  const message = form.querySelector(`[data-error-for="${CSS.escape(error.field || "")}"]`);
-  if (!message) return;
+// The label a reader sees for an input ("Healthy bandwidth"), not its name (baseline_gbps).
+function labelOf(form, name) {
+  const element = form.elements.namedItem(name);
+  const label = element?.id ? form.querySelector(`label[for="${CSS.escape(element.id)}"] [data-label]`) : null;
+  return label ? label.textContent.trim() : null;
+}
+
+// As the server draws a wrong input: the problem beside the field, the outputs blank and
+// the caption naming the field by its label.
+function showError(panel, form, error) {
   const prefix = `${error.field}: `;
-  message.textContent = error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
-  message.hidden = false;
-  message.closest(".field")?.classList.add("invalid");
-  form.elements.namedItem(error.field)?.setAttribute("aria-invalid", "true");
+  const problem = error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
+  const label = labelOf(form, error.field || "");
+  const message = label ? form.querySelector(`[data-error-for="${CSS.escape(error.field)}"]`) : null;
+  if (message) {
+    message.textContent = problem;
+    message.hidden = false;
+    message.closest(".field")?.classList.add("invalid");
+    form.elements.namedItem(error.field)?.setAttribute("aria-invalid", "true");
+  }
+  for (const output of panel.querySelectorAll("output[data-output]")) output.textContent = NO_VALUE;
+  panel.querySelector(".outputs")?.classList.add("stale");
+  const caption = panel.querySelector("[data-outputs-caption]");
+  if (caption) caption.textContent = label ? `Outputs: fix ${label} above` : `Outputs: ${problem}`;
 }
 
 function showOutputs(panel, outputs) {
@@ -57,6 +73,8 @@ function showOutputs(panel, outputs) {
     output.textContent = value === undefined ? NO_VALUE : formatOutput(value, "percent" in output.dataset);
   }
   panel.querySelector(".outputs")?.classList.remove("stale");
+  const caption = panel.querySelector("[data-outputs-caption]");
+  if (caption) caption.textContent = "Outputs";
 }
 
 function liveCalculator(form) {
@@ -81,18 +99,22 @@ function liveCalculator(form) {
       return; // aborted by a newer change, or offline: the Calculate button still works
     }
     clearErrors(form);
-    // The address follows the inputs, so a reload or a shared link shows the same panel.
+    // The address follows the inputs, so a reload or a shared link shows the same panel;
+    // not on a results page, whose panel submits to its reference's page.
     const url = new URL(window.location.href);
-    url.search = new URLSearchParams(inputs).toString();
-    window.history.replaceState(null, "", url);
+    if (new URL(form.action).pathname === url.pathname) {
+      url.search = new URLSearchParams(inputs).toString();
+      window.history.replaceState(null, "", url);
+    }
     if (response.ok) {
       showOutputs(panel, body.outputs);
     } else if (body.error) {
-      showError(form, body.error);
-      panel.querySelector(".outputs")?.classList.add("stale");
+      showError(panel, form, body.error);
     }
   }
-  form.addEventListener("input", () => {
+  form.addEventListener("input", (event) => {
+    // A value the reader changed is theirs now, no longer the one read from the paste.
+    event.target.closest(".field")?.querySelector("[data-from-line]")?.remove();
     window.clearTimeout(timer);
     timer = window.setTimeout(run, DEBOUNCE_MS);
   });

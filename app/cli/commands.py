@@ -339,7 +339,8 @@ def calculators() -> None:
         click.echo(f"{calculator.name}: {calculator.title}")
         for spec in calculator.inputs:
             unit = f" [{spec.unit}]" if spec.unit else ""
-            click.echo(f"    {spec.name}{unit} = {spec.default}")
+            default = "(empty: worked out)" if spec.default is None else spec.default
+            click.echo(f"    {spec.name}{unit} = {default}")
 
 
 @cli.group()

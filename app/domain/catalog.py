@@ -8,10 +8,11 @@ one or the new one, never a half-updated index.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from app.config import RELATED_LIMIT
 from app.domain.matching.index import MatchIndex
+from app.domain.references.codes import Code, typed_code
 from app.domain.references.document import Reference
 from app.domain.references.problems import Problem
 from app.errors import NotFound
@@ -27,6 +28,7 @@ class Catalog:
     index: MatchIndex
     documents: dict[str, bytes] = field(default_factory=dict)
     problems: tuple[Problem, ...] = ()
+    codes: dict[Code, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -66,8 +68,20 @@ def _mentions(reference: Reference, text: str) -> bool:
 
 
 def list_references(catalog: Catalog, filters: ReferenceFilter) -> list[Reference]:
-    """The references that pass `filters`, in title order."""
+    """The references that pass `filters`, in title order; a text that is a code one
+    reference owns (`xid 79`) gives that reference."""
+    owner = reference_for_code(catalog, filters.q or "")
+    if owner is not None:
+        others = replace(filters, q=None)
+        return [ref for ref in (catalog.references[owner],) if others.accepts(ref)]
     return [ref for ref in catalog.references.values() if filters.accepts(ref)]
+
+
+def reference_for_code(catalog: Catalog, text: str) -> str | None:
+    """The id of the reference owning the code `text` is when typed alone (`Xid 79`,
+    `error 802`, `ncclRemoteError`), else None."""
+    code = typed_code(text)
+    return catalog.codes.get(code) if code is not None else None
 
 
 def get_reference(catalog: Catalog, reference_id: str) -> Reference:

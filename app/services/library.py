@@ -11,6 +11,7 @@ import threading
 from app.config import Settings
 from app.domain.catalog import Catalog
 from app.domain.matching.index import build_index
+from app.domain.references.codes import code_owners
 from app.domain.references.document import Reference
 from app.domain.references.folder import folder_signature
 from app.domain.references.problems import Problem
@@ -114,6 +115,7 @@ def build_catalog(
         index=build_index(references),
         documents={reference.id: document_json(reference) for reference in references},
         problems=problems,
+        codes=code_owners(references)[0],
     )
 
 

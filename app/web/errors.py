@@ -20,11 +20,13 @@ from app.services.schemas import error_body
 from app.store.db import OperationalError
 from app.urls import answers_json
 from app.web.templating import page
+from app.web.views.paste import PasteLimits
 
 logger = logging.getLogger(__name__)
 
 # Starlette's form parser answers 400 to a form over its field count or a field over its
 # size: the form is too large, not malformed, so it gets the 413 of a body over the limit.
+TOO_LARGE = 413
 FORM_LIMIT_MESSAGES = ("Too many fields", "Too many files", "Field exceeded", "Part exceeded")
 
 
@@ -45,7 +47,15 @@ def error_response(
     if wants_json(request):
         body = error_body(status, message, field, problems, diff)
         return JSONResponse(body, status_code=status)
-    return page(request, "error.html", status=status, status_code=status, message=message)
+    limits = PasteLimits.of(request.app.state.settings) if status == TOO_LARGE else None
+    return page(
+        request,
+        "error.html",
+        status=status,
+        status_code=status,
+        message=message,
+        paste_limits=limits,
+    )
 
 
 def failure_response(request: Request, error: FailrefError) -> Response:

@@ -92,7 +92,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             allow_methods=["GET", "POST"],
             allow_headers=["Content-Type"],
         )
-    app.add_middleware(BodyLimit, max_body_bytes=settings.max_body_bytes)
+    app.add_middleware(
+        BodyLimit, max_body_bytes=settings.max_body_bytes, max_log_lines=settings.max_log_lines
+    )
     app.add_middleware(Unexpected)  # inside the headers, so a 500 carries them too
     app.add_middleware(SecurityHeaders)
     return app

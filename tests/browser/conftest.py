@@ -188,3 +188,18 @@ def open_page(
 def page(open_page: Callable[..., Page]) -> Page:
     """A desktop-sized page."""
     return open_page()
+
+
+@pytest.fixture(scope="module")
+def start_live_server() -> Iterator[Callable[[Settings], str]]:
+    """Starts servers with settings of a test module's own (small limits, say) and gives
+    their URLs; each is stopped after the module."""
+    started: list[LiveServer] = []
+
+    def start(settings: Settings) -> str:
+        started.append(start_server(settings))
+        return started[-1].url
+
+    yield start
+    for server in started:
+        server.stop()

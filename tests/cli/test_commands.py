@@ -216,3 +216,13 @@ def test_export_then_load_resolves_the_conflict_and_changes_nothing(
     loaded = runner.invoke(cli, ["load"])
     assert loaded.exit_code == 0, loaded.output
     assert "conflict" not in loaded.output
+
+
+def test_calculators_lists_inputs_with_defaults_and_optional_ones_as_worked_out(
+    runner: CliRunner,
+) -> None:
+    result = runner.invoke(cli, ["calculators"])
+    assert result.exit_code == 0, result.output
+    assert "kv-cache: KV cache size" in result.output
+    assert "    layers = 80" in result.output
+    assert "    bytes_per_token [bytes] = (empty: worked out)" in result.output

@@ -26,14 +26,14 @@ from editing_helpers import form_fields
 from paths import GOOD
 from sqlmodel import Session, func, select
 
-from app.config import Settings
+from app.config import DEFAULT_MAX_BODY_BYTES, Settings
 from app.services.library import open_library
 from app.store.db import make_engine
 from app.store.editors import add_editor
 from app.store.models import ReferenceRow, RevisionRow
 
 SERVER = Path(__file__).parent / "serve_app.py"
-LIMIT_BYTES = 10 * 1024 * 1024  # the default max_body_bytes
+LIMIT_BYTES = DEFAULT_MAX_BODY_BYTES
 GIGABYTE = 1_000_000_000
 CHUNK = b"x" * 65_536
 # Loopback socket buffers hold a few MB that the client has sent but the server never read.

@@ -7,6 +7,7 @@ from __future__ import annotations
 from app.errors import CalculatorInputError
 
 from .calculator import Calculator, InputValues
+from .extract import CUDA_TOTAL_CAPACITY, TO_GIB, ExtractionRule
 from .limits import bytes_per_value_input
 from .spec import InputSpec, OutputSpec, OutputValue, Source
 
@@ -51,7 +52,7 @@ def per_layer_bytes(
 def _check(values: InputValues) -> None:
     heads, hidden = values.integer("attention_heads"), values.integer("hidden_size")
     if heads > hidden:
-        raise CalculatorInputError("attention_heads", "must not exceed the hidden size")
+        raise CalculatorInputError("attention_heads", "must not exceed Hidden size")
     if heads % values.integer("tensor_parallel"):
         raise CalculatorInputError(
             "tensor_parallel", "must divide the attention heads (each GPU holds whole heads)"
@@ -171,6 +172,20 @@ OUTPUTS = (
     ),
 )
 
+# The GPU's memory, as PyTorch's CUDA out-of-memory message prints it.
+EXTRACT = (
+    ExtractionRule(
+        "capacity_gib",
+        CUDA_TOTAL_CAPACITY,
+        units=TO_GIB,
+        # A real out-of-memory line (tests/data/labelled), cut after the capacity.
+        example=(
+            "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 546.00 MiB. GPU 0 has "
+            "a total capacity of 15.77 GiB of which 514.19 MiB is free."
+        ),
+    ),
+)
+
 CALCULATOR = Calculator(
     name=NAME,
     title="Activation memory",
@@ -191,6 +206,7 @@ CALCULATOR = Calculator(
     inputs=INPUTS,
     outputs=OUTPUTS,
     compute=_compute,
+    extract=EXTRACT,
     see_also=(
         Source(
             "AWS Neuron: activation memory reduction (the per-layer formulas)",

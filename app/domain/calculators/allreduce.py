@@ -5,6 +5,7 @@ from __future__ import annotations
 from app.errors import CalculatorInputError
 
 from .calculator import Calculator, InputValues
+from .extract import ExtractionRule
 from .limits import (
     MAX_BANDWIDTH_GBPS,
     MAX_SIZE_GB,
@@ -40,7 +41,8 @@ def _compute(values: InputValues) -> dict[str, OutputValue]:
     if slow_gbps > baseline_gbps:
         raise CalculatorInputError(
             "slow_gbps",
-            f"must not exceed baseline_gbps ({baseline_gbps:g}): the slow link is the slower one",
+            f"must not exceed Healthy bandwidth ({baseline_gbps:g} GB/s): the slow link is the "
+            "slower one",
         )
     factor = bus_factor(values.choice("algorithm"), workers)
     baseline_s = allreduce_seconds(gradient_gb, baseline_gbps, factor)
@@ -139,6 +141,17 @@ OUTPUTS = (
     ),
 )
 
+# nccl-tests' summary line: the bus bandwidth measured on the link being diagnosed, so it
+# is the degraded one, in the ring (busbw) convention.
+EXTRACT = (
+    ExtractionRule(
+        "slow_gbps",
+        r"# Avg bus bandwidth\s*: (?P<value>[0-9][0-9.]*)",
+        example="[1,0]<stdout>:# Avg bus bandwidth    : 92.3405",
+        sets=(("algorithm", "ring"),),
+    ),
+)
+
 CALCULATOR = Calculator(
     name=NAME,
     title="All-reduce with a slow link",
@@ -157,4 +170,5 @@ CALCULATOR = Calculator(
     inputs=INPUTS,
     outputs=OUTPUTS,
     compute=_compute,
+    extract=EXTRACT,
 )

@@ -11,6 +11,7 @@ output and the attention weights back to the input dtype."""
 from __future__ import annotations
 
 from .calculator import Calculator, InputValues
+from .extract import CUDA_TOTAL_CAPACITY, TO_GIB, ExtractionRule
 from .limits import bytes_per_value_input
 from .spec import InputSpec, OutputSpec, OutputValue, Source
 
@@ -215,6 +216,20 @@ OUTPUTS = (
     ),
 )
 
+# The GPU's memory, as PyTorch's CUDA out-of-memory message prints it.
+EXTRACT = (
+    ExtractionRule(
+        "gpu_memory_gib",
+        CUDA_TOTAL_CAPACITY,
+        units=TO_GIB,
+        # A real out-of-memory line (tests/data/labelled), cut after the capacity.
+        example=(
+            "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 546.00 MiB. GPU 0 has "
+            "a total capacity of 15.77 GiB of which 514.19 MiB is free."
+        ),
+    ),
+)
+
 CALCULATOR = Calculator(
     name=NAME,
     title="Attention memory: math path against a fused kernel",
@@ -237,6 +252,7 @@ CALCULATOR = Calculator(
     inputs=INPUTS,
     outputs=OUTPUTS,
     compute=_compute,
+    extract=EXTRACT,
     see_also=(
         Source(
             "PyTorch _scaled_dot_product_attention_math and _safe_softmax (the math path: "

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from app.errors import CalculatorInputError
 
 from .coerce import coerce_input
+from .extract import ExtractionRule, Found, check_rules, extract_inputs
 from .schema import input_schema
 from .spec import (
     CalculatorResult,
@@ -35,6 +36,12 @@ class InputValues:
         if isinstance(value, bool) or not isinstance(value, float | int):
             raise TypeError(f"{name} is not a number input")
         return float(value)
+
+    def optional_number(self, name: str) -> float | None:
+        """An optional "number" input: None when it was left empty."""
+        if self._values[name] is None:
+            return None
+        return self.number(name)
 
     def integer(self, name: str) -> int:
         """An "integer" input."""
@@ -75,6 +82,14 @@ class Calculator:
     outputs: tuple[OutputSpec, ...]
     compute: Compute
     see_also: tuple[Source, ...] = ()
+    extract: tuple[ExtractionRule, ...] = ()
+
+    def __post_init__(self) -> None:
+        check_rules(self.name, self.inputs, self.extract)
+
+    def read_inputs(self, text: str) -> dict[str, Found]:
+        """The inputs this calculator's rules read in a pasted text, with their lines."""
+        return extract_inputs(self.inputs, self.extract, text)
 
     def defaults(self) -> dict[str, object]:
         """The default inputs (the worked example), lists as fresh lists."""

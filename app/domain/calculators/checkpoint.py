@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import math
 
-from app.errors import CalculatorInputError
-
 from .calculator import Calculator, InputValues
 from .spec import InputSpec, OutputSpec, OutputValue, Source
 
@@ -43,13 +41,9 @@ def lost_fraction(
 
 
 def _mtbf_hours(values: InputValues) -> float:
-    direct = values.number("mtbf_hours")
-    if direct == 0:
+    direct = values.optional_number("mtbf_hours")
+    if direct is None:
         return values.number("days") * HOURS_PER_DAY / values.integer("interruptions")
-    if direct < MIN_DIRECT_MTBF_HOURS:
-        raise CalculatorInputError(
-            "mtbf_hours", "must be 0 (derive it from interruptions and days) or at least 0.01"
-        )
     return direct
 
 
@@ -108,10 +102,12 @@ INPUTS = (
         "Job MTBF (direct)",
         "h",
         "number",
-        0.0,
-        minimum=0.0,
+        None,
+        minimum=MIN_DIRECT_MTBF_HOURS,
         maximum=MAX_MTBF_HOURS,
-        help="Mean time between job interruptions if known; 0 derives days · 24 / interruptions.",
+        help="Mean time between job interruptions if known; leave it empty to derive it as "
+        "days · 24 / interruptions.",
+        optional=True,
     ),
     InputSpec(
         "checkpoint_minutes",

@@ -15,6 +15,8 @@ MAX_TEXT_CHARS = 100_000
 MAX_SHOWN_CHARS = 40
 # Lists typed into a form may separate their numbers by commas, semicolons or spaces.
 LIST_SEPARATORS = re.compile(r"[\s,;]+")
+# An optional input's problem says that leaving it empty is the other way out.
+OPTIONAL_HINT = ", or be left empty"
 
 
 class _InvalidValueError(Exception):
@@ -30,7 +32,8 @@ def coerce_input(spec: InputSpec, raw: object) -> InputValue:
     try:
         return _coerce(spec, raw)
     except _InvalidValueError as problem:
-        raise CalculatorInputError(spec.name, problem.message) from None
+        left_empty = OPTIONAL_HINT if spec.optional else ""
+        raise CalculatorInputError(spec.name, problem.message + left_empty) from None
 
 
 def format_bound(value: float) -> str:
@@ -41,6 +44,8 @@ def format_bound(value: float) -> str:
 
 
 def _coerce(spec: InputSpec, raw: object) -> InputValue:
+    if spec.optional and (raw is None or (isinstance(raw, str) and not raw.strip())):
+        return None
     if spec.kind == "number":
         return float(_checked_number(spec, raw))
     if spec.kind == "integer":

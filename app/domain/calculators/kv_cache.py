@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import math
 
-from app.errors import CalculatorInputError
-
 from .calculator import Calculator, InputValues
+from .extract import TO_GB, ExtractionRule
 from .limits import bytes_per_value_input
 from .spec import InputSpec, OutputSpec, OutputValue, Source
 
@@ -42,17 +41,13 @@ def derived_bytes_per_token(
 
 
 def _bytes_per_token(values: InputValues) -> float:
-    direct = values.number("bytes_per_token")
-    if direct == 0:
+    direct = values.optional_number("bytes_per_token")
+    if direct is None:
         return derived_bytes_per_token(
             values.integer("layers"),
             values.integer("kv_heads"),
             values.integer("head_dim"),
             values.number("bytes_per_value"),
-        )
-    if direct < MIN_DIRECT_BYTES_PER_TOKEN:
-        raise CalculatorInputError(
-            "bytes_per_token", "must be 0 (derive it from the model) or at least 1"
         )
     return direct
 
@@ -104,10 +99,12 @@ INPUTS = (
         "Bytes per token (direct)",
         "bytes",
         "number",
-        0.0,
-        minimum=0.0,
+        None,
+        minimum=MIN_DIRECT_BYTES_PER_TOKEN,
         maximum=MAX_BYTES_PER_TOKEN,
-        help="KV bytes per token if known; 0 derives it from the four model inputs above.",
+        help="KV bytes per token if known; leave it empty to derive it from the four model "
+        "inputs above.",
+        optional=True,
     ),
     InputSpec(
         "sequences",
@@ -163,6 +160,25 @@ OUTPUTS = (
     OutputSpec("paged_gb", "KV cache in whole blocks", "GB", "Blocks · block · bytes per token."),
 )
 
+# vLLM's start-up lines: the memory left for the KV cache and the request length its
+# concurrency is reported for (tests/data/labelled/healthy.yaml).
+EXTRACT = (
+    ExtractionRule(
+        "capacity_gb",
+        r"Available KV cache memory: (?P<value>[0-9][0-9.,]*) (?P<unit>GiB|MiB)",
+        units=TO_GB,
+        example="INFO 01-29 05:21:42 [gpu_worker.py:356] Available KV cache memory: 64.73 GiB",
+    ),
+    ExtractionRule(
+        "tokens_per_sequence",
+        r"Maximum concurrency for (?P<value>[0-9][0-9,]*) tokens per request",
+        example=(
+            "INFO 06-10 06:16:44 [kv_cache_utils.py:640] Maximum concurrency for 131,072 "
+            "tokens per request: 7.85x"
+        ),
+    ),
+)
+
 CALCULATOR = Calculator(
     name=NAME,
     title="KV cache size",
@@ -182,6 +198,7 @@ CALCULATOR = Calculator(
     inputs=INPUTS,
     outputs=OUTPUTS,
     compute=_compute,
+    extract=EXTRACT,
     see_also=(
         Source(
             "Llama 2: Open Foundation and Fine-Tuned Chat Models (model dimensions)",

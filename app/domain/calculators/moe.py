@@ -24,13 +24,14 @@ def max_multiplier(experts: int, top_k: int) -> float:
 
 def _check(experts: int, top_k: int, multiplier: float) -> None:
     if top_k > experts:
-        raise CalculatorInputError("top_k", f"must not exceed experts ({experts})")
+        raise CalculatorInputError("top_k", f"must not exceed Experts ({experts})")
     bound = max_multiplier(experts, top_k)
     if multiplier > bound:
         raise CalculatorInputError(
             "hot_expert_multiplier",
-            f"must be at most experts / top_k = {bound:g}: an expert receives each token at "
-            f"most once, so its load cannot exceed all tokens, which is {bound:g} × the mean",
+            f"must be at most Experts / Experts per token = {bound:g}: an expert receives each "
+            f"token at most once, so its load cannot exceed all tokens, which is {bound:g} × the "
+            "mean",
         )
 
 

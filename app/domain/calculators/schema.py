@@ -31,7 +31,9 @@ def property_schema(spec: InputSpec) -> dict[str, object]:
             default=list(spec.default) if isinstance(spec.default, tuple) else spec.default,
         )
     else:
-        schema.update(type=JSON_TYPES[spec.kind], default=spec.default, **_bounds(spec))
+        kind = JSON_TYPES[spec.kind]
+        schema.update(type=[kind, "null"] if spec.optional else kind, default=spec.default)
+        schema.update(_bounds(spec))
     if spec.choices:
         schema["enum"] = list(spec.choices)
     if spec.unit:

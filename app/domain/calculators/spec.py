@@ -8,10 +8,11 @@ from typing import Literal
 InputKind = Literal["number", "integer", "choice", "number-list"]
 
 # A resolved input: float for "number", int for "integer", str for "choice",
-# list[float] for "number-list".
-InputValue = float | int | str | list[float]
-# Defaults are stored immutably (a tuple for lists) so no caller can change them.
-DefaultValue = float | int | str | tuple[float, ...]
+# list[float] for "number-list"; None for an optional input left empty.
+InputValue = float | int | str | list[float] | None
+# Defaults are stored immutably (a tuple for lists) so no caller can change them; an
+# optional input's default is None (not given).
+DefaultValue = float | int | str | tuple[float, ...] | None
 OutputValue = float | int | bool | list[float]
 
 # 4,096 stages or requests is far beyond any real pipeline or batch; longer is a mistake.
@@ -20,7 +21,9 @@ MAX_LIST_ITEMS = 4096
 
 @dataclass(frozen=True, slots=True)
 class InputSpec:
-    """One typed input: its unit, default, bounds (per item for lists) and help text."""
+    """One typed input: its unit, default, bounds (per item for lists) and help text. An
+    `optional` input may be left empty (None), and the calculator then works it out from
+    the other inputs; an empty field, a JSON null or a missing key all leave it empty."""
 
     name: str
     label: str
@@ -33,6 +36,7 @@ class InputSpec:
     help: str = ""
     exclusive_minimum: bool = False
     max_items: int = MAX_LIST_ITEMS
+    optional: bool = False
 
 
 @dataclass(frozen=True, slots=True)

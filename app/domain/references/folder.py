@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from app.domain.references.codes import code_name, code_owners
 from app.domain.references.document import Reference
 from app.domain.references.graph import link_problems
 from app.domain.references.parser import parse_reference
@@ -102,6 +103,12 @@ def check_across_files(references: Sequence[Reference]) -> tuple[list[Reference]
             if target not in known
         )
     problems.extend(link_problems(kept))
+    # A code leads to one reference: a second claim loads, but `failref check` fails on it.
+    _, clashes = code_owners(kept)
+    problems.extend(
+        Problem(reference.path, 1, "codes", f"{code_name(code)} is owned by '{owner}'", "warning")
+        for reference, code, owner in clashes
+    )
     return kept, problems
 
 

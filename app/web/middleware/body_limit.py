@@ -14,9 +14,10 @@ class BodyLimit:
     byte is read; a body without one (chunked) is counted as it streams and refused as soon
     as it passes the limit."""
 
-    def __init__(self, app: ASGIApp, max_body_bytes: int) -> None:
+    def __init__(self, app: ASGIApp, max_body_bytes: int, max_log_lines: int) -> None:
         self.app = app
         self.max_body_bytes = max_body_bytes
+        self.max_log_lines = max_log_lines
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -32,7 +33,10 @@ class BodyLimit:
         await _Guarded(self, scope, receive, send).run()
 
     def _message(self) -> str:
-        return f"the body is over the {self.max_body_bytes}-byte limit"
+        return (
+            f"the body is over the {self.max_body_bytes}-byte limit (a pasted log fits "
+            f"up to {self.max_log_lines:,} lines)"
+        )
 
     async def refuse(self, scope: Scope, send: Send) -> None:
         """Answer 413 through the error renderer (JSON where `wants_json` says so)."""

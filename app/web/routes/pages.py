@@ -14,6 +14,7 @@ from app.domain.catalog import (
     facets,
     get_reference,
     list_references,
+    reference_for_code,
     references_using,
     related_references,
     resolve_alias,
@@ -21,7 +22,7 @@ from app.domain.catalog import (
 from app.domain.matching.rank import CONFIDENT_THRESHOLD
 from app.domain.matching.results import CandidateMatch
 from app.domain.references.document import PHASES
-from app.errors import InvalidInput, NotFound
+from app.errors import InvalidInput, LogTooLarge, NotFound
 from app.services.analysis import Outcome, analyse_paste
 from app.services.library import Library
 from app.services.readers import (
@@ -40,7 +41,8 @@ from app.web.templating import page, page_path
 from app.web.views.calculator_panel import CalculatorPanel, build_panel, preset_inputs
 from app.web.views.check_marks import check_board, symptom_boards
 from app.web.views.log_view import linked_lines, log_view
-from app.web.views.paste import CONTEXT_LABELS, EXAMPLES, PasteForm
+from app.web.views.paste import CONTEXT_LABELS, EXAMPLES, PasteForm, PasteLimits
+from app.web.views.prefill import prefilled_calculator
 
 router = APIRouter(
     include_in_schema=False,
@@ -78,7 +80,11 @@ def paste_page(
         share_params=share,
         boards=boards,
         log_view=log_view(form.log, linked_lines(scan)) if scan else None,
+        prefilled=prefilled_calculator(catalog, outcome, form.log) if outcome else None,
         storing=storing,
+        paste_limits=PasteLimits.of(request.app.state.settings)
+        if isinstance(error, LogTooLarge)
+        else None,
         examples=[e for e in EXAMPLES if e.reference_id in catalog.references],
         frameworks=[name for name, _ in facets(catalog).frameworks],
         phases=PHASES,
@@ -99,10 +105,15 @@ def ranked_results(outcome: Outcome | None) -> list[tuple[str, list[CandidateMat
     return found
 
 
-def answer_paste(request: Request, library: Library, form: PasteForm) -> HTMLResponse:
+def answer_paste(request: Request, library: Library, form: PasteForm) -> Response:
     """Results for the form, or the form again with the problem (422). A single message
-    that nothing matched confidently is remembered, redacted, for the gaps list."""
+    that nothing matched confidently is remembered, redacted, for the gaps list. A code
+    typed alone (`Xid 79`, `error 802`) that a reference owns goes to that reference."""
     catalog = library.catalog
+    owner = reference_for_code(catalog, form.log)
+    if owner is not None:
+        target = request.app.url_path_for("reference_page", reference_id=owner)
+        return RedirectResponse(target, status_code=303)
     try:
         outcome = analyse_paste(library, form.log, form.run_context(), remember=True)
     except InvalidInput as error:
@@ -122,7 +133,7 @@ def home(
     gpus: Annotated[str, Query()] = "",
     model: Annotated[str, Query()] = "",
     notes: Annotated[str, Query()] = "",
-) -> HTMLResponse:
+) -> Response:
     """The paste form and every reference; with `?q=` the results for that message."""
     form = PasteForm.of(
         q, framework=framework, phase=phase, gpu=gpu, gpus=gpus, model=model, notes=notes
@@ -145,7 +156,7 @@ def paste(
     gpus: Annotated[str, Form()] = "",
     model: Annotated[str, Form()] = "",
     notes: Annotated[str, Form()] = "",
-) -> HTMLResponse:
+) -> Response:
     """Match a pasted message, or scan a pasted log, with the run context given."""
     form = PasteForm.of(
         log, framework=framework, phase=phase, gpu=gpu, gpus=gpus, model=model, notes=notes

@@ -31,6 +31,7 @@ class PanelField:
     spec: InputSpec
     value: str
     error: str | None = None
+    from_line: int | None = None
 
     @property
     def html_id(self) -> str:
@@ -58,17 +59,32 @@ class CalculatorPanel:
     def has_errors(self) -> bool:
         return any(field.error for field in self.fields)
 
+    @property
+    def invalid_labels(self) -> tuple[str, ...]:
+        """The labels of the inputs to fix, as the outputs' caption names them."""
+        return tuple(field.spec.label for field in self.fields if field.error)
+
 
 def build_panel(
-    calculator: Calculator, preset: Mapping[str, object], query: Mapping[str, str]
+    calculator: Calculator,
+    preset: Mapping[str, object],
+    query: Mapping[str, str],
+    from_lines: Mapping[str, int] | None = None,
 ) -> CalculatorPanel:
-    """The panel for the inputs in `query` (a submitted form), the rest from `preset`."""
+    """The panel for the inputs in `query` (a submitted form), the rest from `preset`;
+    `from_lines` marks the inputs read from a paste with the line they came from."""
     raw = {
         spec.name: query[spec.name] if spec.name in query else preset.get(spec.name, spec.default)
         for spec in calculator.inputs
     }
+    lines = from_lines or {}
     fields = tuple(
-        PanelField(spec, show_input(raw[spec.name]), _problem(spec, raw[spec.name]))
+        PanelField(
+            spec,
+            show_input(raw[spec.name]),
+            _problem(spec, raw[spec.name]),
+            lines.get(spec.name),
+        )
         for spec in calculator.inputs
     )
     if any(field.error for field in fields):
@@ -107,7 +123,10 @@ def _problem(spec: InputSpec, raw: object) -> str | None:
 
 
 def show_input(value: object) -> str:
-    """An input value as typed in a form: `16`, `1.5`, `200, 400` for lists."""
+    """An input value as typed in a form: `16`, `1.5`, `200, 400` for lists, an empty box
+    for an optional input left empty."""
+    if value is None:
+        return ""
     if isinstance(value, list | tuple):
         return ", ".join(show_input(item) for item in value)
     if isinstance(value, bool) or not isinstance(value, int | float):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
+from app.config import Settings
 from app.domain.matching.context import FIELD_CHARS, MAX_GPUS, NOTES_CHARS, RunContext
 from app.domain.redact import SECRET, redact
 from app.errors import InvalidInput
@@ -63,6 +64,18 @@ EXAMPLES = (
         "Invalidate trace cache @ step 10: expected module 11, but got module 19",
     ),
 )
+
+
+@dataclass(frozen=True, slots=True)
+class PasteLimits:
+    """How much the paste form takes, as an over-limit page says it."""
+
+    lines: int
+    body_bytes: int
+
+    @classmethod
+    def of(cls, settings: Settings) -> PasteLimits:
+        return cls(settings.max_log_lines, settings.max_body_bytes)
 
 
 @dataclass(frozen=True, slots=True)

@@ -90,7 +90,7 @@ def test_refused_inputs_name_their_field() -> None:
         CALC,
         {"attention_heads": 64, "hidden_size": 32},
         "attention_heads",
-        "must not exceed the hidden size",
+        "must not exceed Hidden size",
     )
 
 

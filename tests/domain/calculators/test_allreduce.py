@@ -106,7 +106,7 @@ def test_hand_computed(inputs: dict[str, object], expected: dict[str, float]) ->
         pytest.param(
             {"slow_gbps": 60},
             "slow_gbps",
-            "must not exceed baseline_gbps (50): the slow link is the slower one",
+            "must not exceed Healthy bandwidth (50 GB/s): the slow link is the slower one",
             id="slow-faster-than-baseline",
         ),
         pytest.param(

@@ -90,8 +90,14 @@ def test_hand_computed(inputs: dict[str, object], expected: dict[str, float]) ->
         pytest.param(
             {"mtbf_hours": 0.001},
             "mtbf_hours",
-            "must be 0 (derive it from interruptions and days) or at least 0.01",
+            "must be at least 0.01, or be left empty",
             id="tiny-mtbf",
+        ),
+        pytest.param(
+            {"mtbf_hours": 0},
+            "mtbf_hours",
+            "must be at least 0.01, or be left empty",
+            id="zero-is-no-longer-derive",
         ),
         pytest.param(
             {"checkpoint_minutes": 0},
@@ -125,3 +131,10 @@ def test_young_interval_minimises_the_first_order_loss(
     elsewhere = lost_fraction(checkpoint, best * scale, restart, mtbf_minutes)
     assert 0.0 <= at_best <= 1.0
     assert at_best <= elsewhere + 1e-12
+
+
+@pytest.mark.parametrize(
+    "left_empty", [pytest.param(None, id="json-null"), pytest.param("", id="empty-field")]
+)
+def test_an_empty_direct_mtbf_is_derived_from_the_interruptions(left_empty: object) -> None:
+    assert outputs_of(CALC, {"mtbf_hours": left_empty})["mtbf_hours"] == 3.093079

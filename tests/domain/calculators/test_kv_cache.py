@@ -97,11 +97,20 @@ def test_hand_computed(inputs: dict[str, object], expected: dict[str, object]) -
         pytest.param(
             {"bytes_per_token": 0.5},
             "bytes_per_token",
-            "must be 0 (derive it from the model) or at least 1",
+            "must be at least 1, or be left empty",
             id="sub-byte-direct",
         ),
         pytest.param(
-            {"bytes_per_token": -1}, "bytes_per_token", "must be at least 0", id="negative-bytes"
+            {"bytes_per_token": 0},
+            "bytes_per_token",
+            "must be at least 1, or be left empty",
+            id="zero-is-no-longer-derive",
+        ),
+        pytest.param(
+            {"bytes_per_token": -1},
+            "bytes_per_token",
+            "must be at least 1, or be left empty",
+            id="negative-bytes",
         ),
         pytest.param({"capacity_gb": 0}, "capacity_gb", "must be at least 0.001", id="no-memory"),
         pytest.param({"layers": 0}, "layers", "must be at least 1", id="zero-layers"),
@@ -143,3 +152,23 @@ def test_more_memory_never_fits_fewer_sequences(
     assert less["fits"] == (sequences <= less["max_sequences"])  # type: ignore[operator]
     assert more["fits"] or not less["fits"]
     assert less["paged_gb"] >= less["total_gb"]  # type: ignore[operator]
+
+
+@pytest.mark.parametrize(
+    "left_empty",
+    [
+        pytest.param(None, id="json-null"),
+        pytest.param("", id="empty-field"),
+        pytest.param(" ", id="blank"),
+    ],
+)
+def test_an_empty_direct_size_is_derived_from_the_model(left_empty: object) -> None:
+    assert outputs(bytes_per_token=left_empty)["bytes_per_token"] == 327680.0
+
+
+def test_the_direct_size_is_optional_in_the_schema() -> None:
+    schema = CALC.input_schema()["properties"]
+    assert isinstance(schema, dict)
+    assert schema["bytes_per_token"]["type"] == ["number", "null"]
+    assert schema["bytes_per_token"]["default"] is None
+    assert "0" not in schema["bytes_per_token"]["description"].split()

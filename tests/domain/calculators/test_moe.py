@@ -99,12 +99,12 @@ def test_hand_computed(inputs: dict[str, object], expected: dict[str, float]) ->
         pytest.param(
             {"experts": 8},
             "hot_expert_multiplier",
-            "must be at most experts / top_k = 4: an expert receives each token at most once, "
+            "must be at most Experts / Experts per token = 4: an expert receives each token at most once, "
             "so its load cannot exceed all tokens, which is 4 × the mean",
             id="impossible-multiplier",
         ),
         pytest.param(
-            {"experts": 4, "top_k": 8}, "top_k", "must not exceed experts (4)", id="k-above-e"
+            {"experts": 4, "top_k": 8}, "top_k", "must not exceed Experts (4)", id="k-above-e"
         ),
         pytest.param(
             {"hot_expert_multiplier": 0.5},

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -119,7 +120,7 @@ def test_input_schema_shape(calculator: Calculator) -> None:
             "choice": "string",
             "number-list": "array",
         }[spec.kind]
-        assert prop["type"] == expected_type
+        assert prop["type"] == ([expected_type, "null"] if spec.optional else expected_type)
         bounds = prop["items"] if spec.kind == "number-list" else prop
         if spec.kind == "choice":
             assert prop["enum"] == list(spec.choices)
@@ -154,7 +155,8 @@ def test_every_numeric_input_rejects_nan_absurd_and_wrong_types(
 ) -> None:
     assert spec.minimum is not None
     assert spec.maximum is not None
-    for bad in (float("nan"), "inf", spec.maximum * 10 + 1, spec.minimum - 1, {"x": 1}, None):
+    nothing = () if spec.optional else (None,)  # an optional input may be left empty (None)
+    for bad in (float("nan"), "inf", spec.maximum * 10 + 1, spec.minimum - 1, {"x": 1}, *nothing):
         raw: object = [bad] if spec.kind == "number-list" else bad
         with pytest.raises(CalculatorInputError) as caught:
             calculator.run({spec.name: raw})
@@ -207,3 +209,15 @@ def test_any_in_bounds_input_gives_finite_outputs_or_a_named_error(
     for value in result.outputs.values():
         if isinstance(value, float):
             assert value == round(value, 6)
+
+
+SENTINEL_HELP = re.compile(r"\b0\s*(=|means|derives|to derive)\b", re.IGNORECASE)
+
+
+@pytest.mark.parametrize("name", list(CALCULATORS))
+def test_no_input_takes_zero_to_mean_something_else(name: str) -> None:
+    # "0 = derive it" values are gone: an input worked out from others is optional (empty).
+    for spec in CALCULATORS[name].inputs:
+        assert not SENTINEL_HELP.search(spec.help), f"{name}.{spec.name}: {spec.help}"
+        if spec.optional:
+            assert spec.default is None, f"{name}.{spec.name} is optional with a default"

@@ -25,7 +25,8 @@ def test_a_json_path_gets_the_error_shape(small_client: TestClient, path: str) -
     assert response.headers["connection"] == "close"
     assert response.json()["error"] == {
         "code": "payload_too_large",
-        "message": f"the body is over the {LIMIT}-byte limit",
+        "message": f"the body is over the {LIMIT}-byte limit (a pasted log fits up to "
+        "100,000 lines)",
         "field": None,
     }
 
@@ -37,3 +38,6 @@ def test_a_page_gets_the_error_page(small_client: TestClient) -> None:
     assert response.headers["content-type"].startswith("text/html")
     assert f"the body is over the {LIMIT}-byte limit" in response.text
     assert '<link rel="stylesheet"' in response.text  # the site's own error page
+    assert f"{LIMIT:,} bytes" in response.text  # the limits, in lines and bytes
+    assert "100,000 lines" in response.text
+    assert "tail -n 5000 train.log | failref scan -" in response.text

@@ -8,13 +8,13 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from itertools import pairwise
 from pathlib import Path
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
 from fastapi.testclient import TestClient
 from httpx import Response
 
-from app.config import PROJECT_ROOT, Settings
+from app.config import DEFAULT_MAX_LOG_LINES, PROJECT_ROOT, Settings
 from app.domain.calculators import CALCULATORS, get_calculator
 from app.services.analysis import LOG_LINE_THRESHOLD
 from app.web.factory import create_app
@@ -248,20 +248,34 @@ def test_blank_query_is_the_plain_start_page(client: TestClient) -> None:
     assert context_of(response)["outcome"] is None
 
 
-def test_nothing_confident_says_so_and_shows_the_closest(client: TestClient) -> None:
+def test_nothing_confident_says_so_and_lists_the_nearest_titles_only(client: TestClient) -> None:
     response = client.post("/", data={"log": "collective stalls sometimes"})
     page = parse(response)
-    assert page.find("h1").text == "No confident match"
-    assert "No reference matches this text with confidence" in page.find("p", class_="verdict").text
-    assert page.find("li", class_="weak").attrs["data-reference-id"] == "slow-collective"
-    assert page.find("span", class_="label").text == "not confident"
+    assert page.find("h1").text == "No reference matches this text"
+    section = page.find("section", class_="no-match")
+    assert "covers the performance and failure modes of GPU training" in section.text
+    assert "2 references" in section.text  # the live count of the fixture folder
+    assert "Your text was kept, redacted" in section.text
+    assert page.find("form", class_="no-match-search").attrs["action"] == "/references"
+    nearest = page.find("details", class_="nearest")
+    assert page.find("a", nearest).attrs["href"] == "/r/slow-collective"
+    assert not page.find_all("li", class_="result")  # no weak card dressed as an answer
+    assert not page.find_all("figure", class_="excerpt")
 
 
 def test_nothing_at_all_says_so(client: TestClient) -> None:
     page = parse(client.post("/", data={"log": "hello world"}))
-    assert page.find("h1").text == "No reference matches"
-    assert "Nothing in the catalog resembles this text" in page.find("p", class_="verdict").text
+    assert page.find("h1").text == "No reference matches this text"
+    assert "failref has no reference for this text" in page.find("h2", id="no-match-title").text
     assert not page.find_all("li", class_="result")
+    assert not page.find_all("details", class_="nearest")
+
+
+def test_a_server_that_keeps_nothing_says_so(settings: Settings) -> None:
+    quiet = settings.model_copy(update={"store_queries": False})
+    with TestClient(create_app(quiet)) as client:
+        page = parse(client.post("/", data={"log": "hello world"}))
+    assert "does not keep unanswered text" in page.find("p", class_="kept").text
 
 
 @pytest.mark.parametrize(
@@ -394,6 +408,16 @@ def test_an_empty_paste_gets_the_form_again(client: TestClient) -> None:
     assert page.find("input", name="model").attrs["value"] == "llama-3-8b"
 
 
+def test_the_form_takes_the_100000_lines_the_readme_promises(client: TestClient) -> None:
+    # Lines of a realistic length: urlencoded, the form is over the old 10 MiB body limit.
+    prefix = "[2025-03-01 10:00:00,123] [INFO] [rank0]: "
+    log = prefix + progress_log(DEFAULT_MAX_LOG_LINES, {}).replace("\n", "\n" + prefix)
+    assert len(urlencode({"log": log})) > 10 * 1024 * 1024
+    response = client.post("/", data={"log": log})
+    assert response.status_code == 200
+    assert context_of(response)["outcome"].scan.lines == DEFAULT_MAX_LOG_LINES  # type: ignore[attr-defined]
+
+
 def test_too_many_lines_keep_the_text(small_client: TestClient) -> None:
     log = progress_log(45, {})
     response = small_client.post("/", data={"log": log})
@@ -401,6 +425,9 @@ def test_too_many_lines_keep_the_text(small_client: TestClient) -> None:
     page = parse(response)
     assert "45 lines is over the 40-line limit" in page.find("p", class_="form-error").text
     assert page.find("textarea", name="log").text.strip() == log
+    limits = page.find("div", id="paste-limits").text
+    assert "40 lines" in limits
+    assert "tail -n 5000 train.log | failref scan -" in limits
 
 
 def test_a_wrong_gpu_count_is_shown_next_to_its_field(client: TestClient) -> None:

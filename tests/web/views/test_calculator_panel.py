@@ -85,5 +85,5 @@ def test_inputs_that_clash_put_the_error_on_the_field_named() -> None:
     moe = get_calculator("moe-load")
     panel = build_panel(moe, moe.defaults(), {"experts": "4", "top_k": "8"})
     errors = {f.spec.name: f.error for f in panel.fields if f.error}
-    assert errors == {"top_k": "must not exceed experts (4)"}
+    assert errors == {"top_k": "must not exceed Experts (4)"}
     assert panel.has_errors

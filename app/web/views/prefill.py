@@ -1,0 +1,66 @@
+"""The calculator a result opens with numbers from the paste: the first matched reference
+(or candidate cause of a matched symptom) whose calculator's rules read something in the
+text. Only what the paste prints is filled, each input marked with its line; the rest
+keeps the reference's worked example."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from app.domain.calculators import get_calculator
+from app.domain.catalog import Catalog
+from app.domain.matching.results import CandidateMatch
+from app.services.analysis import Outcome
+from app.web.views.calculator_panel import CalculatorPanel, build_panel, preset_inputs
+
+
+@dataclass(frozen=True, slots=True)
+class PrefilledCalculator:
+    """A reference's calculator panel with the inputs read from a paste filled in."""
+
+    reference_id: str
+    reference_title: str
+    panel: CalculatorPanel
+
+    @property
+    def filled(self) -> int:
+        return sum(field.from_line is not None for field in self.panel.fields)
+
+
+def prefilled_calculator(
+    catalog: Catalog, outcome: Outcome, text: str
+) -> PrefilledCalculator | None:
+    """The panel of the first reference of `outcome` whose calculator reads `text`."""
+    for reference_id in _references_in_order(outcome):
+        reference = catalog.references.get(reference_id)
+        if reference is None or reference.calculator is None:
+            continue
+        calculator = get_calculator(reference.calculator.name)
+        found = calculator.read_inputs(text)
+        if not found:
+            continue
+        preset = preset_inputs(calculator, reference.calculator.inputs)
+        preset.update({name: item.value for name, item in found.items()})
+        lines = {name: item.line for name, item in found.items()}
+        panel = build_panel(calculator, preset, {}, lines)
+        return PrefilledCalculator(reference.id, reference.title, panel)
+    return None
+
+
+def _references_in_order(outcome: Outcome) -> Iterator[str]:
+    """Confident matches and diagnostic lines read (nccl-tests' summary, vLLM's start-up
+    figures: right references even when their values read healthy) in rank order, each
+    followed by its candidate causes."""
+    seen: set[str] = set()
+    hits: list[tuple[str, list[CandidateMatch]]] = []
+    if outcome.scan is not None:
+        hits = [(h.id, h.candidates) for h in outcome.scan.hits if h.confident or h.verdict]
+    else:
+        matches = [card.match for card in outcome.cards]
+        hits = [(m.id, m.candidates) for m in matches if m.confident or m.verdict]
+    for reference_id, candidates in hits:
+        for found in (reference_id, *(c.id for c in candidates if c.id)):
+            if found not in seen:
+                seen.add(found)
+                yield found

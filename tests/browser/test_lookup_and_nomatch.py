@@ -1,0 +1,88 @@
+"""In Chromium: a paste nothing matches gets a plain page that says what failref covers,
+whether the text was kept, and offers search and browse; a code typed alone goes straight
+to the reference that owns it."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from browser.axe import assert_no_axe_violations
+from playwright.sync_api import Page, expect
+
+from app.config import PROJECT_ROOT
+
+pytestmark = pytest.mark.browser
+
+# As in test_pages.py: set to a folder (docs/screenshots) to keep the screenshots.
+SCREENSHOTS_ENV = "FAILREF_SCREENSHOTS_DIR"
+SHIPPED = len(list((PROJECT_ROOT / "references").glob("*.md"))) - 1  # less README.md
+NOTHING_LIKE_IT = "the coffee machine on floor 3 prints E42 when the tank is empty"
+
+
+def paste(page: Page, text: str) -> None:
+    page.goto("/")
+    page.fill("#log", text)
+    with page.expect_navigation():
+        page.get_by_role("button", name="Find references").click()
+
+
+@pytest.mark.parametrize(
+    ("width", "height", "shot"),
+    [
+        pytest.param(1280, 900, "results-no-match", id="desktop"),
+        pytest.param(390, 844, "phone-results-no-match", id="phone"),
+    ],
+)
+def test_no_match_is_said_plainly_with_coverage_search_and_browse(
+    page: Page, console_errors: list[str], width: int, height: int, shot: str, tmp_path: Path
+) -> None:
+    page.set_viewport_size({"width": width, "height": height})
+    paste(page, NOTHING_LIKE_IT)
+    expect(page.locator("h1")).to_have_text("No reference matches this text")
+    section = page.locator("section.no-match")
+    expect(section).to_contain_text("GPU training and inference")
+    expect(section).to_contain_text(f"{SHIPPED} references")
+    expect(section.locator(".kept")).to_have_text(
+        "Your text was kept, redacted, so the docs team sees what to write next."
+    )
+    expect(page.locator("figure.excerpt")).to_have_count(0)  # no "matched in your text"
+    expect(page.locator("li.card.result")).to_have_count(0)
+    folder = Path(os.environ.get(SCREENSHOTS_ENV) or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=folder / f"{shot}.png")
+    assert_no_axe_violations(page)
+    page.fill("#no-match-q", "kv cache")
+    with page.expect_navigation():
+        page.locator("form.no-match-search").get_by_role("button", name="Search").click()
+    assert "/references?q=kv+cache" in page.url
+    expect(page.locator("a[href='/r/kv-cache-exhaustion']").first).to_be_visible()
+    assert console_errors == []
+
+
+@pytest.mark.parametrize(
+    ("typed", "reference_id"),
+    [
+        pytest.param("Xid 79", "xid-79-fallen-off-bus", id="xid-79"),
+        pytest.param("xid 48", "hbm-memory-failures", id="xid-48"),
+        pytest.param("error 802", "nvswitch-fabric-manager", id="cuda-802"),
+        pytest.param("ncclRemoteError", "nccl-network-transport-errors", id="nccl-name"),
+    ],
+)
+def test_a_code_typed_alone_goes_to_the_reference_that_owns_it(
+    page: Page, console_errors: list[str], typed: str, reference_id: str
+) -> None:
+    paste(page, typed)
+    assert page.url.endswith(f"/r/{reference_id}")
+    expect(page.locator("h1")).to_be_visible()
+    assert console_errors == []
+
+
+def test_searching_the_references_for_a_code_finds_its_owner(page: Page) -> None:
+    page.goto("/references?q=xid+79")
+    cards = page.locator("main a[href^='/r/']")
+    expect(cards.first).to_have_attribute("href", "/r/xid-79-fallen-off-bus")
+    assert {cards.nth(i).get_attribute("href") for i in range(cards.count())} == {
+        "/r/xid-79-fallen-off-bus"
+    }
