@@ -80,6 +80,8 @@ def split_lines(text: str) -> list[str]:
     lines = text.split("\n")
     if lines and not lines[-1]:
         lines.pop()
+    if "\r" not in text:
+        return lines
     return [line.removesuffix("\r") for line in lines]
 
 
@@ -96,7 +98,10 @@ def reading_notes(log: str, lines: list[str], not_compared: int) -> list[str]:
     notes = []
     if not any(line.strip() for line in lines):
         notes.append("The log has no line with text in it.")
-    long_lines = sum(1 for line in lines if len(line) > MAX_LINE_CHARS)
+    longest = max(map(len, lines), default=0)
+    long_lines = (
+        sum(1 for line in lines if len(line) > MAX_LINE_CHARS) if longest > MAX_LINE_CHARS else 0
+    )
     if long_lines:
         notes.append(
             f"{long_lines:,} {plural(long_lines, 'line')} longer than "

@@ -6,8 +6,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 
 from app.config import DEFAULT_MAX_LOG_LINES, SCAN_LINE_CAP
+from app.domain.matching.bulk import ZERO_DIGITS, normalize_lines
 from app.domain.matching.candidates import (
     MAX_EVIDENCE_CHARS,
     NEIGHBOUR_SIMILARITY,
@@ -32,7 +34,7 @@ from app.domain.matching.lines import (
     reading_notes,
     split_lines,
 )
-from app.domain.matching.normalize import MAX_LINE_CHARS, normalize_line
+from app.domain.matching.normalize import MAX_LINE_CHARS
 from app.domain.matching.rank import (
     CONFIDENT_THRESHOLD,
     LineScore,
@@ -101,19 +103,13 @@ def group_log_lines(lines: Sequence[str]) -> list[TemplateGroup]:
     """Normalise and deduplicate: one group per distinct normalised line, in first-seen order.
 
     Lines are first bucketed on a cheap key (digits collapsed) so the full normalisation
-    runs once per bucket, not once per line.
+    runs once per bucket, not once per line, and over all buckets' first lines at once.
     """
-    buckets: dict[str, list[int]] = {}
-    for number, line in enumerate(lines, 1):
-        key = DIGITS_RE.sub("0", line[:MAX_LINE_CHARS])
-        bucket = buckets.get(key)
-        if bucket is None:
-            buckets[key] = [number]
-        else:
-            bucket.append(number)
+    buckets = digit_buckets(lines)
+    firsts = [numbers[0] for numbers in buckets]
+    templates = normalize_lines([lines[number - 1] for number in firsts])
     groups: dict[str, TemplateGroup] = {}
-    for numbers in buckets.values():
-        template = normalize_line(lines[numbers[0] - 1])
+    for numbers, template in zip(buckets, templates, strict=True):
         if not template:
             continue
         group = groups.get(template)
@@ -128,6 +124,45 @@ def group_log_lines(lines: Sequence[str]) -> list[TemplateGroup]:
             group.line_numbers.sort()
     _mark_source_echoes(result, lines)
     return result
+
+
+def digit_buckets(lines: Sequence[str]) -> list[list[int]]:
+    """The 1-based numbers of the lines that are equal once each run of digits in their
+    first MAX_LINE_CHARS is one `0`, in first-seen order.
+
+    Lines are first told apart with every ASCII digit as `0` (one C-level pass over the
+    whole text), then those keys merged where their runs of digits differ only in length;
+    a line seen once keeps its number as a plain int until a second one comes.
+    """
+    text = "\n".join(lines)
+    if text.count("\n") == len(lines) - 1:
+        keys = text.translate(ZERO_DIGITS).split("\n") if lines else []
+    else:
+        keys = [line.translate(ZERO_DIGITS) for line in lines]
+    fine: dict[str, int | list[int]] = {}
+    for number, key in enumerate(keys, 1):
+        seen = fine.get(key)
+        if seen is None:
+            fine[key] = number
+        elif type(seen) is int:
+            fine[key] = [seen, number]
+        else:
+            seen.append(number)  # type: ignore[union-attr]
+    merged: dict[str, list[list[int]]] = {}
+    for key, seen in fine.items():
+        numbers = [seen] if type(seen) is int else seen
+        line = lines[numbers[0] - 1]  # type: ignore[index]
+        head = key[:MAX_LINE_CHARS]
+        coarse = (
+            head
+            if "0" not in head and line.isascii()
+            else DIGITS_RE.sub("0", line[:MAX_LINE_CHARS])
+        )
+        merged.setdefault(coarse, []).append(numbers)  # type: ignore[arg-type]
+    return [
+        parts[0] if len(parts) == 1 else sorted(chain.from_iterable(parts))
+        for parts in merged.values()
+    ]
 
 
 def _mark_source_echoes(groups: list[TemplateGroup], lines: Sequence[str]) -> None:
@@ -298,7 +333,11 @@ class _Found:
     def _hit(
         self, ref: int, hit: _HitSoFar, line_cap: int, evidence: tuple[dict[int, str], str] | None
     ) -> ScanHit:
-        numbers = sorted(n for numbers in hit.line_numbers for n in numbers)
+        numbers = (
+            list(hit.line_numbers[0])
+            if len(hit.line_numbers) == 1
+            else sorted(chain.from_iterable(hit.line_numbers))
+        )
         reference = self.index.references[ref]
         example = self.lines[hit.example_line - 1]
         scored = Scored(hit.raw, hit.best, None, line_level(example), hit.example_line)
