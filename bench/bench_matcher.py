@@ -30,11 +30,12 @@ from rapidfuzz import fuzz, process
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from app.domain.matching.grouping import group_log_lines  # noqa: E402
 from app.domain.matching.index import MatchIndex, build_index, comparison_key  # noqa: E402
 from app.domain.matching.labelled import read_labelled  # noqa: E402
 from app.domain.matching.match import match_text  # noqa: E402
 from app.domain.matching.normalize import normalize_line  # noqa: E402
-from app.domain.matching.scan import group_log_lines, scan_log  # noqa: E402
+from app.domain.matching.scan import scan_log  # noqa: E402
 from app.domain.references.document import Message, Reference  # noqa: E402
 from app.domain.references.folder import read_folder  # noqa: E402
 from app.errors import LogTooLarge  # noqa: E402

@@ -77,6 +77,9 @@ PREFIX_RE = _prefix_pass(rules.PREFIX_RES, rules.MAX_PREFIX_PASSES)
 # space): a bracket, a digit or placeholder, a separator, or the capital letter of a level,
 # a glog severity or a month. A line with neither keeps its head, so it skips the rules.
 PREFIX_STARTS = frozenset("[(<|:-IWEFDVCTNJMASO")
+# Lines normalised together: enough that a pass's fixed cost vanishes, few enough that
+# its scratch copies of the text stay small beside the lines themselves.
+BLOCK_LINES = 2_048
 # ASCII digits become `0`: one C-level pass tells which lines hold a number at all.
 ZERO_DIGITS = str.maketrans("123456789", "000000000")
 
@@ -103,9 +106,17 @@ MASK_PASSES: tuple[tuple[tuple[str, ...], re.Pattern[str], Replacement], ...] = 
 
 
 def normalize_lines(lines: Sequence[str]) -> list[str]:
-    """`[normalize_line(line) for line in lines]`, computed in whole-text passes."""
+    """`[normalize_line(line) for line in lines]`, computed in whole-text passes over blocks
+    of BLOCK_LINES lines (so a long paste costs a block's worth of scratch memory)."""
+    normalized: list[str] = []
+    for start in range(0, len(lines), BLOCK_LINES):
+        normalized.extend(_normalize_block(lines[start : start + BLOCK_LINES]))
+    return normalized
+
+
+def _normalize_block(lines: Sequence[str]) -> list[str]:
     text = "\n".join(lines)
-    if not lines or text.count("\n") != len(lines) - 1:  # a line holds a newline itself
+    if text.count("\n") != len(lines) - 1:  # a line holds a newline itself
         return [rules.normalize_line(line) for line in lines]
     if max(map(len, lines)) > rules.MAX_LINE_CHARS:
         text = "\n".join(rules.truncate(line) for line in lines)
@@ -116,11 +127,11 @@ def normalize_lines(lines: Sequence[str]) -> list[str]:
     if "\ufffd" in text or not text.isascii() or _has_ascii_control(text):
         text = CONTROL_RE.sub(" ", text)
     # Which lines hold a digit, read before any rule: the rules only ever remove digits.
-    digits = text.translate(ZERO_DIGITS).split("\n")
+    with_digits = _holding(text.translate(ZERO_DIGITS).split("\n"), ("0",))
     work = text.split("\n")
     _strip_prefixes(work)
     for needles, pattern, replacement in MASK_PASSES:
-        picked = _holding(digits if needles == ("0",) else work, needles)
+        picked = with_digits if needles == ("0",) else _holding(work, needles)
         _substitute(work, picked, pattern, replacement)
     _strip_prefixes(work)
     return [" ".join(line.split()) for line in work]
@@ -167,6 +178,9 @@ def _substitute(
     """Apply `pattern` to the picked lines in one pass over them joined."""
     if not picked:
         return
-    joined = pattern.sub(replacement, "\n".join([lines[n] for n in picked]))
-    for n, line in zip(picked, joined.split("\n"), strict=True):
+    joined = "\n".join([lines[n] for n in picked])
+    changed = pattern.sub(replacement, joined)
+    if changed is joined:  # nothing matched: `sub` hands the same text back
+        return
+    for n, line in zip(picked, changed.split("\n"), strict=True):
         lines[n] = line

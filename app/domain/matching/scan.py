@@ -3,13 +3,11 @@ lines first, at most FUZZY_TEMPLATE_CAP of them), hits counted per reference."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 
 from app.config import DEFAULT_MAX_LOG_LINES, SCAN_LINE_CAP
-from app.domain.matching.bulk import ZERO_DIGITS, normalize_lines
 from app.domain.matching.candidates import (
     MAX_EVIDENCE_CHARS,
     NEIGHBOUR_SIMILARITY,
@@ -18,6 +16,7 @@ from app.domain.matching.candidates import (
 )
 from app.domain.matching.context import QueryContext, RunContext, infer_context
 from app.domain.matching.evidence import code_path_hits, line_level
+from app.domain.matching.grouping import TemplateGroup
 from app.domain.matching.index import MatchIndex, comparison_key
 from app.domain.matching.judge import (
     diagnostic_verdict,
@@ -27,13 +26,8 @@ from app.domain.matching.judge import (
     message_of,
     message_reasons,
 )
-from app.domain.matching.lines import (
-    NOISE_RE,
-    TELLING_RE,
-    count_lines,
-    reading_notes,
-    split_lines,
-)
+from app.domain.matching.lines import TELLING_RE, ReadingFacts, count_lines, reading_notes
+from app.domain.matching.logread import LogRead, read_log
 from app.domain.matching.normalize import MAX_LINE_CHARS
 from app.domain.matching.rank import (
     CONFIDENT_THRESHOLD,
@@ -43,13 +37,7 @@ from app.domain.matching.rank import (
     Scorer,
     score_line,
 )
-from app.domain.matching.ranks import (
-    Attribution,
-    LineLabels,
-    attribute,
-    log_ranks,
-    read_labels,
-)
+from app.domain.matching.ranks import Attribution, LineLabels, attribute, log_ranks
 from app.domain.matching.results import (
     CandidateMatch,
     CheckHint,
@@ -73,19 +61,6 @@ SCAN_MIN_SCORE = CONFIDENT_THRESHOLD
 FUZZY_TEMPLATE_CAP = 5_000
 
 
-DIGITS_RE = re.compile(r"\d+")
-
-
-@dataclass(slots=True)
-class TemplateGroup:
-    """Log lines that share one normalised form."""
-
-    template: str
-    line_numbers: list[int]
-    noise: bool = False
-    keys: int = 1
-
-
 # A diagnostic block's values are read from its first matching line and the lines after
 # it, as many as the block has plus a few for wrapped output.
 VALUE_WINDOW_EXTRA_LINES = 4
@@ -99,88 +74,6 @@ class _HitSoFar:
     line_numbers: list[list[int]] = field(default_factory=list)
 
 
-def group_log_lines(lines: Sequence[str]) -> list[TemplateGroup]:
-    """Normalise and deduplicate: one group per distinct normalised line, in first-seen order.
-
-    Lines are first bucketed on a cheap key (digits collapsed) so the full normalisation
-    runs once per bucket, not once per line, and over all buckets' first lines at once.
-    """
-    buckets = digit_buckets(lines)
-    firsts = [numbers[0] for numbers in buckets]
-    templates = normalize_lines([lines[number - 1] for number in firsts])
-    groups: dict[str, TemplateGroup] = {}
-    for numbers, template in zip(buckets, templates, strict=True):
-        if not template:
-            continue
-        group = groups.get(template)
-        if group is None:
-            groups[template] = TemplateGroup(template, numbers, bool(NOISE_RE.match(template)))
-        else:
-            group.line_numbers.extend(numbers)
-            group.keys += 1
-    result = list(groups.values())
-    for group in result:
-        if group.keys > 1:
-            group.line_numbers.sort()
-    _mark_source_echoes(result, lines)
-    return result
-
-
-def digit_buckets(lines: Sequence[str]) -> list[list[int]]:
-    """The 1-based numbers of the lines that are equal once each run of digits in their
-    first MAX_LINE_CHARS is one `0`, in first-seen order.
-
-    Lines are first told apart with every ASCII digit as `0` (one C-level pass over the
-    whole text), then those keys merged where their runs of digits differ only in length;
-    a line seen once keeps its number as a plain int until a second one comes.
-    """
-    text = "\n".join(lines)
-    if text.count("\n") == len(lines) - 1:
-        keys = text.translate(ZERO_DIGITS).split("\n") if lines else []
-    else:
-        keys = [line.translate(ZERO_DIGITS) for line in lines]
-    fine: dict[str, int | list[int]] = {}
-    for number, key in enumerate(keys, 1):
-        seen = fine.get(key)
-        if seen is None:
-            fine[key] = number
-        elif type(seen) is int:
-            fine[key] = [seen, number]
-        else:
-            seen.append(number)  # type: ignore[union-attr]
-    merged: dict[str, list[list[int]]] = {}
-    for key, seen in fine.items():
-        numbers = [seen] if type(seen) is int else seen
-        line = lines[numbers[0] - 1]  # type: ignore[index]
-        head = key[:MAX_LINE_CHARS]
-        coarse = (
-            head
-            if "0" not in head and line.isascii()
-            else DIGITS_RE.sub("0", line[:MAX_LINE_CHARS])
-        )
-        merged.setdefault(coarse, []).append(numbers)  # type: ignore[arg-type]
-    return [
-        parts[0] if len(parts) == 1 else sorted(chain.from_iterable(parts))
-        for parts in merged.values()
-    ]
-
-
-def _mark_source_echoes(groups: list[TemplateGroup], lines: Sequence[str]) -> None:
-    """Mark as noise the indented source lines a traceback prints under each frame."""
-    echo_lines = {
-        number + 1
-        for group in groups
-        if group.noise and group.template.startswith("File ")
-        for number in group.line_numbers
-        if number < len(lines) and lines[number][:1] in (" ", "\t")
-    }
-    if not echo_lines:
-        return
-    for group in groups:
-        if not group.noise and all(n in echo_lines for n in group.line_numbers):
-            group.noise = True
-
-
 def scan_log(
     index: MatchIndex,
     log: str,
@@ -191,7 +84,21 @@ def scan_log(
     """Find the references a whole log shows, with counts and line numbers per reference.
 
     Lines that are a reference's healthy message are counted apart and match nothing."""
-    if not log.strip():
+    if log.strip():
+        line_count = count_lines(log)
+        if line_count > max_lines:
+            raise LogTooLarge(f"{line_count} lines is over the {max_lines}-line limit")
+    return scan_read(index, read_log(log), context, line_cap)
+
+
+def scan_read(
+    index: MatchIndex,
+    read: LogRead,
+    context: RunContext | None = None,
+    line_cap: int = SCAN_LINE_CAP,
+) -> ScanResult:
+    """`scan_log` of a log already read (at once or a chunk at a time)."""
+    if not read.facts.has_text:
         return ScanResult(
             lines=0,
             templates=0,
@@ -200,17 +107,13 @@ def scan_log(
             capped=False,
             inferred_context={},
             hits=[],
-            diagnosis=_nothing_read(log),
+            diagnosis=_nothing_read(read.facts),
         )
-    line_count = count_lines(log)
-    if line_count > max_lines:
-        raise LogTooLarge(f"{line_count} lines is over the {max_lines}-line limit")
-    lines = split_lines(log)
-    groups = group_log_lines(lines)
+    lines, groups = read.lines, read.groups
     eligible = [group for group in groups if not group.noise]
     eligible.sort(key=lambda group: not TELLING_RE.search(group.template))
     scored = eligible[:FUZZY_TEMPLATE_CAP]
-    inferred = infer_context(log)
+    inferred = infer_context(read.head)
     query = QueryContext.of(context, inferred)
     offsets: dict[int, tuple[float, list[str]]] = {}
     hits: dict[int, _HitSoFar] = {}
@@ -227,16 +130,17 @@ def scan_log(
         scorer = Scorer(index, keyword_stems(key.split()), query, None, offsets)
         if not _scan_group(scorer, scores, group, hits):
             unmatched.append((group.template, group.line_numbers))
-    labels = read_labels(log)
-    found = _Found(index, query, lines, log, neighbours, offsets, labels).hits(hits, line_cap)
+    found = _Found(index, query, lines, read.head, neighbours, offsets, read.labels).hits(
+        hits, line_cap
+    )
     not_compared = len(eligible) - len(scored)
     diagnosis = diagnose(
         index,
         found,
         lines,
-        log_ranks(labels),
+        log_ranks(read.labels),
         unrecognised_lines(unmatched, lines, line_cap),
-        reading_notes(log, lines, not_compared),
+        reading_notes(read.facts, not_compared),
     )
     return ScanResult(
         lines=len(lines),
@@ -251,9 +155,8 @@ def scan_log(
     )
 
 
-def _nothing_read(log: str) -> Diagnosis:
+def _nothing_read(facts: ReadingFacts) -> Diagnosis:
     """The diagnosis of a log with no text: nothing but what was skipped."""
-    notes = reading_notes(log, split_lines(log), 0)
     return Diagnosis(
         roots=[],
         unrecognised=[],
@@ -261,7 +164,7 @@ def _nothing_read(log: str) -> Diagnosis:
         ranks=[],
         hosts=[],
         all_ranks=False,
-        notes=notes,
+        notes=reading_notes(facts, 0),
     )
 
 
@@ -310,7 +213,7 @@ class _Found:
     index: MatchIndex
     query: QueryContext
     lines: Sequence[str]
-    log: str
+    head: str  # the log's first MAX_EVIDENCE_CHARS, all that evidence is read from
     neighbours: dict[int, tuple[float, int]]
     offsets: dict[int, tuple[float, list[str]]]
     labels: LineLabels
@@ -324,7 +227,7 @@ class _Found:
         found = []
         for ref, hit in hits.items():
             if self.index.references[ref].kind == "symptom" and evidence is None:
-                head = self.log[:MAX_EVIDENCE_CHARS]
+                head = self.head[:MAX_EVIDENCE_CHARS]
                 evidence = (code_path_hits(head, self.index.code_paths), head.lower())
             found.append(self._hit(ref, hit, line_cap, evidence))
         found.sort(key=lambda h: (not h.confident, -h.score, -h.count, h.id))
@@ -397,7 +300,7 @@ class _Found:
         others = {ref: seen for ref, seen in self.neighbours.items() if ref != hit.best.ref}
         code_paths, lowered = read
         return PasteEvidence(
-            text=self.log,
+            text=self.head,
             lowered_text=lowered,
             values=read_values(window, slots),
             messages=others,
