@@ -19,7 +19,7 @@ from app.domain.matching.logread import LogRead, LogReader
 
 # Characters read at once: large enough that the per-chunk passes cost nothing, small
 # beside the memory a million-line log's templates take.
-CHUNK_CHARS = 4 * 1024 * 1024
+CHUNK_CHARS = 1024 * 1024
 PROGRESS_MIN_BYTES = 8 * 1024 * 1024  # below this, reading is instant and a bar only flickers
 
 
