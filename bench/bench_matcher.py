@@ -32,6 +32,7 @@ from rapidfuzz import fuzz, process
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench_inputs import bad_input  # noqa: E402
 from bench_scale import index_updates, million_lines, normalising, row  # noqa: E402
 
 from app.domain.matching.grouping import group_log_lines  # noqa: E402
@@ -42,7 +43,6 @@ from app.domain.matching.normalize import normalize_line  # noqa: E402
 from app.domain.matching.scan import scan_log  # noqa: E402
 from app.domain.references.document import Message, Reference  # noqa: E402
 from app.domain.references.folder import read_folder  # noqa: E402
-from app.errors import LogTooLarge  # noqa: E402
 from app.services.library import settle_heap  # noqa: E402
 
 SEED = 20261129
@@ -346,43 +346,6 @@ def whole_log(references: Sequence[Reference], rng: random.Random) -> None:
         "scan <= 1,500 ms",
     )
     normalising(lines)
-
-
-def bad_input(references: Sequence[Reference], rng: random.Random) -> None:
-    """Each bad input answered, and how fast."""
-    index = build_index(references)
-    junk = bytes(rng.getrandbits(8) for _ in range(1 << 20)).decode("latin-1")
-    cases = {
-        "empty": "",
-        "blank": "  \n\t\n",
-        "binary junk 1 MB": junk,
-        "NUL bytes": "\x00" * 10_000,
-        "single 1 MB line": "x" * (1 << 20),
-        "numbers only": "\n".join(str(rng.randint(0, 10**9)) for _ in range(2_000)),
-        "regex metacharacters": "(((([[[[.*+?^$\\1{999999}|" * 2_000,
-        "unbalanced brackets": "[rank0]:[E ((( {{{ <<< " * 5_000,
-    }
-    for name, text in cases.items():
-        begin = time.perf_counter()
-        try:
-            outcome = f"{len(match_text(index, text).matches)} matches"
-        except LogTooLarge as error:
-            outcome = f"LogTooLarge: {error}"
-        match_ms = (time.perf_counter() - begin) * 1000
-        begin = time.perf_counter()
-        scan = scan_log(index, text)
-        scan_ms = (time.perf_counter() - begin) * 1000
-        print(
-            f"  {name:22s} match {match_ms:8.1f} ms ({outcome}); "
-            f"scan {scan_ms:8.1f} ms ({len(scan.hits)} hits)"
-        )
-    big = "x\n" * (LOG_LINES + 1)
-    begin = time.perf_counter()
-    try:
-        scan_log(index, big)
-    except LogTooLarge as error:
-        took_ms = (time.perf_counter() - begin) * 1000
-        print(f"  over the line limit      scan {took_ms:.1f} ms: {error}")
 
 
 def main() -> None:
