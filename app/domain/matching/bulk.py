@@ -14,7 +14,7 @@ those two rules first, as `normalize_line` does.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from app.domain.matching import normalize as rules
 
@@ -80,6 +80,8 @@ PREFIX_STARTS = frozenset("[(<|:-IWEFDVCTNJMASO")
 # Lines normalised together: enough that a pass's fixed cost vanishes, few enough that
 # its scratch copies of the text stay small beside the lines themselves.
 BLOCK_LINES = 2_048
+# A line a prefix rule could match, found at its start without the `:` test.
+PREFIX_START_RE = re.compile(rf"\n(?=[\s\d{re.escape(''.join(sorted(PREFIX_STARTS)))}])")
 # ASCII digits become `0`: one C-level pass tells which lines hold a number at all.
 ZERO_DIGITS = str.maketrans("123456789", "000000000")
 
@@ -126,14 +128,18 @@ def _normalize_block(lines: Sequence[str]) -> list[str]:
         text = ANSI_RE.sub("", text)
     if "\ufffd" in text or not text.isascii() or _has_ascii_control(text):
         text = CONTROL_RE.sub(" ", text)
-    # Which lines hold a digit, read before any rule: the rules only ever remove digits.
-    with_digits = _holding(text.translate(ZERO_DIGITS).split("\n"), ("0",))
     work = text.split("\n")
-    _strip_prefixes(work)
+    # Lines not ASCII go through every rule (`\d` and `\w` reach past the ASCII needles);
+    # which lines hold a digit is read before any rule, as the rules only remove digits.
+    foreign = [] if text.isascii() else [n for n, line in enumerate(work) if not line.isascii()]
+    with_digits = _holding(text.translate(ZERO_DIGITS), ("0",), foreign)
+    del text
+    _strip_prefixes(work, foreign)
     for needles, pattern, replacement in MASK_PASSES:
-        picked = with_digits if needles == ("0",) else _holding(work, needles)
+        joined = "" if needles == ("0",) else "\n".join(work)
+        picked = with_digits if needles == ("0",) else _holding(joined, needles, foreign)
         _substitute(work, picked, pattern, replacement)
-    _strip_prefixes(work)
+    _strip_prefixes(work, foreign)
     return [" ".join(line.split()) for line in work]
 
 
@@ -146,30 +152,44 @@ def _has_ascii_control(text: str) -> bool:
 _ASCII_CONTROL = bytes([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F])
 
 
-def _holding(lines: Sequence[str], needles: tuple[str, ...]) -> list[int]:
-    """Positions of the lines holding any of `needles`, or not ASCII (where `\\d` and `\\w`
-    reach past the ASCII needles)."""
-    if len(needles) == 1:
-        needle = needles[0]
-        return [n for n, line in enumerate(lines) if needle in line or not line.isascii()]
-    first, second = needles
-    return [
-        n for n, line in enumerate(lines) if first in line or second in line or not line.isascii()
-    ]
+def _holding(text: str, needles: tuple[str, ...], foreign: list[int]) -> list[int]:
+    """Positions of the lines of `text` holding any of `needles`, and the `foreign` ones:
+    found with `str.find` (one per line that holds a needle), not a test per line."""
+    found = set(foreign)
+    for needle in needles:
+        found.update(_line_positions(text, _first_per_line(text, needle)))
+    return sorted(found)
 
 
-def _strip_prefixes(lines: list[str]) -> None:
+def _first_per_line(text: str, needle: str) -> Iterator[int]:
+    """Where `needle` first occurs in each line holding it."""
+    position = text.find(needle)
+    while position != -1:
+        yield position
+        end = text.find("\n", position)
+        if end == -1:
+            return
+        position = text.find(needle, end + 1)
+
+
+def _line_positions(text: str, offsets: Iterable[int]) -> Iterator[int]:
+    """The 0-based line of each of some ascending offsets into `text`."""
+    line, counted = 0, 0
+    for offset in offsets:
+        line += text.count("\n", counted, offset)
+        counted = offset
+        yield line
+
+
+def _strip_prefixes(lines: list[str], foreign: list[int]) -> None:
     """`strip_prefixes` on every line, run only on the lines a prefix rule could match."""
-    picked = [
-        n
-        for n, line in enumerate(lines)
-        if ":" in line
-        or not line.isascii()
-        or line.lstrip()[:1] in PREFIX_STARTS
-        or line[:1].isspace()
-        or line.lstrip()[:1].isdigit()
-    ]
-    _substitute(lines, picked, PREFIX_RE, "")
+    text = "\n".join(lines)
+    # In the text behind one more newline, the newline before each line counts its lines.
+    behind = "\n" + text
+    starts = (found.start() for found in PREFIX_START_RE.finditer(behind))
+    picked = set(_line_positions(behind, starts))
+    picked.update(_holding(text, (":",), foreign))
+    _substitute(lines, sorted(picked), PREFIX_RE, "")
 
 
 def _substitute(
