@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import logging
 import logging.config
-import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -17,6 +16,7 @@ import click
 
 from app.cli.logs import logging_config
 from app.cli.serving import serve as run_server
+from app.cli.streaming import read_in_chunks
 from app.config import DEFAULT_MATCH_LIMIT, MAX_MATCH_LIMIT, Settings
 from app.domain.calculators import CALCULATORS
 from app.domain.catalog import get_reference
@@ -27,7 +27,7 @@ from app.errors import FailrefError
 from app.mcp.stdio import draining_stdio
 from app.mcp.tools import build_mcp_server
 from app.services import editors, folder_sync, readers
-from app.services.analysis import match_message, scan_text
+from app.services.analysis import match_message, scan_read_log
 from app.services.check import check_folder
 from app.services.library import Library, migrate, open_library
 from app.services.scan_schemas import ScanResponse
@@ -39,7 +39,6 @@ NOT_A_DIAGNOSIS = (
 )
 SHOWN_CANDIDATES = 3  # a terminal answer names the likeliest few; --json has them all
 SHOWN_UNRECOGNISED = 5
-PROGRESS_MIN_BYTES = 8 * 1024 * 1024  # below this, reading is instant and a bar only flickers
 
 
 class FailrefGroup(click.Group):
@@ -268,10 +267,10 @@ def _echo_candidates(found: Match | ScanHit | Root) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the API's JSON shape.")
 @click.pass_context
 def scan(ctx: click.Context, file: TextIO, as_json: bool) -> None:
-    """Find every reference a whole log shows (FILE, or - for standard input)."""
-    log = _read_with_progress(file)
-    with opened_library(ctx) as library:
-        result = scan_text(library, log, remember=False)
+    """Find every reference a whole log shows (FILE, or - for standard input), read a chunk
+    at a time: no line limit, memory grows with the log's distinct lines."""
+    with read_in_chunks(file) as read, opened_library(ctx) as library:
+        result = scan_read_log(library, read)
     if as_json:
         click.echo(ScanResponse.of(result, reference_path).model_dump_json(indent=2))
         return
@@ -310,26 +309,6 @@ def _echo_story(diagnosis: Diagnosis) -> None:
         click.echo(f"{diagnosis.unrecognised_lines} error-looking line(s) matched nothing:")
         for line in diagnosis.unrecognised[:SHOWN_UNRECOGNISED]:
             click.echo(f"     line {line.line}: {line.text[:200]}")
-
-
-def _read_with_progress(file: TextIO) -> str:
-    """Read the whole file; on a terminal, show a progress bar for large files."""
-    size = _size_of(file)
-    if size is None or size < PROGRESS_MIN_BYTES or not sys.stderr.isatty():
-        return file.read()
-    chunks = []
-    with click.progressbar(length=size, label="reading", file=sys.stderr) as bar:
-        for line in file:
-            chunks.append(line)
-            bar.update(len(line.encode("utf-8", errors="replace")))
-    return "".join(chunks)
-
-
-def _size_of(file: TextIO) -> int | None:
-    try:
-        return os.fstat(file.fileno()).st_size or None
-    except (OSError, ValueError):
-        return None
 
 
 @cli.command()

@@ -14,9 +14,10 @@ from app.config import DEFAULT_MATCH_LIMIT, MAX_MATCH_LIMIT
 from app.domain.catalog import Catalog
 from app.domain.matching.context import RunContext
 from app.domain.matching.highlight import Highlight, highlight
+from app.domain.matching.logread import LogRead
 from app.domain.matching.match import match_text
 from app.domain.matching.results import HealthyLine, Match, MatchResult, ScanResult
-from app.domain.matching.scan import scan_log
+from app.domain.matching.scan import scan_log, scan_read
 from app.errors import InvalidInput
 from app.services.library import Library
 from app.store.gaps import remember_if_unanswered, remember_lines
@@ -94,6 +95,12 @@ def scan_text(
         unrecognised = result.diagnosis.unrecognised[:MAX_GAPS_PER_SCAN]
         remember_lines(library.engine, library.settings, [line.text for line in unrecognised])
     return result
+
+
+def scan_read_log(library: Library, read: LogRead) -> ScanResult:
+    """`scan_text` of a log read a chunk at a time (the command line's FILE): no line limit,
+    as its memory grows with the distinct lines, not the lines; nothing is remembered."""
+    return scan_read(library.catalog.index, read)
 
 
 def looks_like_a_log(text: str) -> bool:

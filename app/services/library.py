@@ -10,7 +10,7 @@ import threading
 
 from app.config import Settings
 from app.domain.catalog import Catalog
-from app.domain.matching.index import build_index
+from app.domain.matching.index import IndexCache, build_index
 from app.domain.references.codes import code_owners
 from app.domain.references.document import Reference
 from app.domain.references.folder import folder_signature
@@ -35,6 +35,8 @@ class Library:
         self._catalog: Catalog | None = None
         self._version = -1
         self._signature: tuple[tuple[str, int, int], ...] = ()
+        # Unchanged references keep their index pieces from one load to the next.
+        self.index_cache = IndexCache()
 
     @property
     def catalog(self) -> Catalog:
@@ -53,7 +55,9 @@ class Library:
             # the old signature, so the watcher's next poll tries again.
             signature = folder_signature(self.settings.references_dir)
             report = sync_folder(session, self.settings.references_dir)
-            self._catalog = build_catalog(*read_index(session), tuple(report.problems))
+            self._catalog = build_catalog(
+                *read_index(session), tuple(report.problems), self.index_cache
+            )
             self._version = index_version(session)
             self._signature = signature
         settle_heap()
@@ -72,7 +76,7 @@ class Library:
         with self._reload_lock, reading(self.engine) as session:
             previous = self._catalog.problems if self._catalog else ()
             signature = folder_signature(self.settings.references_dir)
-            self._catalog = build_catalog(*read_index(session), previous)
+            self._catalog = build_catalog(*read_index(session), previous, self.index_cache)
             self._version = index_version(session)
             self._signature = signature
         settle_heap()
@@ -106,13 +110,17 @@ class Library:
 
 
 def build_catalog(
-    references: list[Reference], aliases: dict[str, str], problems: tuple[Problem, ...]
+    references: list[Reference],
+    aliases: dict[str, str],
+    problems: tuple[Problem, ...],
+    cache: IndexCache | None = None,
 ) -> Catalog:
-    """A fresh snapshot: references by id, their match index and their API bodies."""
+    """A fresh snapshot: references by id, their match index (from the cache's pieces of
+    the unchanged references) and their API bodies."""
     return Catalog(
         references={reference.id: reference for reference in references},
         aliases=aliases,
-        index=build_index(references),
+        index=build_index(references, cache),
         documents={reference.id: document_json(reference) for reference in references},
         problems=problems,
         codes=code_owners(references)[0],

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from deadlines import OverBudget, cpu_deadline
 
-from app.domain.matching import context, lines, normalize
+from app.domain.matching import bulk, context, lines, normalize
 from app.domain.redact import RULES, redact
 from app.domain.references import blocks, items, markdown
 from app.store import gaps
@@ -53,6 +53,7 @@ CHECKED: dict[str, Rule] = {
     "normalize: collapse_spaces": normalize.collapse_spaces,
     "normalize: keep_last_carriage_segment": normalize.keep_last_carriage_segment,
     "normalize_line": normalize.normalize_line,
+    "normalize_lines": lambda text: bulk.normalize_lines([text, text]),
     "infer_context": context.infer_context,
     "telling lines": lines.TELLING_RE.search,
     "noise lines": lines.NOISE_RE.match,

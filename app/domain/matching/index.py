@@ -48,28 +48,89 @@ class MatchIndex:
         return self.positions.get(reference_id or "")
 
 
-def build_index(references: Sequence[Reference]) -> MatchIndex:
-    """Index every reference's message lines for matching."""
+@dataclass(frozen=True, slots=True)
+class ReferencePieces:
+    """What one reference adds to the index, worked out from it alone: its message lines'
+    comparison keys (with message number and level) and its keyword stems."""
+
+    keys: tuple[tuple[str, int, Level | None], ...]
+    token_sets: tuple[frozenset[str], ...]
+    keywords: frozenset[str]
+
+
+class IndexCache:
+    """The pieces of the last index built, by what they were made from: a save, an import
+    or a pull that changes one reference normalises only that one's messages again."""
+
+    def __init__(self) -> None:
+        self._pieces: dict[tuple[object, ...], ReferencePieces] = {}
+        self.built = 0  # references whose pieces were worked out, since the cache was made
+
+    def pieces(self, references: Sequence[Reference]) -> list[ReferencePieces]:
+        """Each reference's pieces, reused when it is unchanged; the cache then holds only
+        these references' pieces."""
+        kept: dict[tuple[object, ...], ReferencePieces] = {}
+        found = []
+        for reference in references:
+            key = _made_from(reference)
+            pieces = kept.get(key) or self._pieces.get(key)
+            if pieces is None:
+                pieces = reference_pieces(reference)
+                self.built += 1
+            kept[key] = pieces
+            found.append(pieces)
+        self._pieces = kept
+        return found
+
+
+def _made_from(reference: Reference) -> tuple[object, ...]:
+    """Everything `reference_pieces` reads from a reference."""
+    return (
+        tuple(m.text for m in reference.messages),
+        reference.title,
+        reference.summary,
+        tuple(reference.tags),
+        tuple(reference.frameworks),
+    )
+
+
+def reference_pieces(reference: Reference) -> ReferencePieces:
+    """One reference's message keys and keywords (each key once per reference)."""
+    keys: list[tuple[str, int, Level | None]] = []
+    seen: set[str] = set()
+    for message_number, message in enumerate(reference.messages):
+        for key, level in _message_keys(plain_template(message.text)):
+            if key not in seen:
+                seen.add(key)
+                keys.append((key, message_number, level))
+    return ReferencePieces(
+        keys=tuple(keys),
+        token_sets=tuple(frozenset(informative(key.split())) for key, _, _ in keys),
+        keywords=frozenset(keyword_stems(_reference_words(reference))),
+    )
+
+
+def build_index(references: Sequence[Reference], cache: IndexCache | None = None) -> MatchIndex:
+    """Index every reference's message lines for matching (reusing the cache's pieces of
+    the references it has seen unchanged)."""
     refs = tuple(references)
+    every = (cache or IndexCache()).pieces(refs)
     keys: list[str] = []
     entry_refs: list[int] = []
     entry_messages: list[int] = []
     entry_levels: list[Level | None] = []
-    seen: set[tuple[int, str]] = set()
-    for ref_number, reference in enumerate(refs):
-        for message_number, message in enumerate(reference.messages):
-            for key, level in _message_keys(plain_template(message.text)):
-                if (ref_number, key) not in seen:
-                    seen.add((ref_number, key))
-                    keys.append(key)
-                    entry_refs.append(ref_number)
-                    entry_messages.append(message_number)
-                    entry_levels.append(level)
-    token_sets = [frozenset(informative(key.split())) for key in keys]
+    token_sets: list[frozenset[str]] = []
+    for ref_number, pieces in enumerate(every):
+        for key, message_number, level in pieces.keys:
+            keys.append(key)
+            entry_refs.append(ref_number)
+            entry_messages.append(message_number)
+            entry_levels.append(level)
+        token_sets.extend(pieces.token_sets)
     postings = _invert(token_sets)
     total = max(1, len(keys))
     idf = {token: math.log(1 + total / len(ids)) for token, ids in postings.items()}
-    keywords = tuple(frozenset(keyword_stems(_reference_words(ref))) for ref in refs)
+    keywords = tuple(pieces.keywords for pieces in every)
     keyword_postings = _invert(keywords)
     return MatchIndex(
         references=refs,

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from app.domain.matching.normalize import MAX_LINE_CHARS, normalize_line, strip_prefixes
 
@@ -80,6 +82,8 @@ def split_lines(text: str) -> list[str]:
     lines = text.split("\n")
     if lines and not lines[-1]:
         lines.pop()
+    if "\r" not in text:
+        return lines
     return [line.removesuffix("\r") for line in lines]
 
 
@@ -90,16 +94,43 @@ def _prefix_length(line: str) -> int:
     return len(line) - len(strip_prefixes(line))
 
 
-def reading_notes(log: str, lines: list[str], not_compared: int) -> list[str]:
+@dataclass(frozen=True, slots=True)
+class ReadingFacts:
+    """What of a log matching skips or reads in part, counted as it is read."""
+
+    has_text: bool
+    long_lines: int
+    not_text: tuple[int, ...]  # how many of each NOT_TEXT character
+
+    @classmethod
+    def of(cls, text: str, lines: Sequence[str]) -> ReadingFacts:
+        """The facts of some text, split into `lines`."""
+        longest = max(map(len, lines), default=0)
+        long_lines = (
+            sum(len(line) > MAX_LINE_CHARS for line in lines) if longest > MAX_LINE_CHARS else 0
+        )
+        counts = tuple(text.count(char) for char, _ in NOT_TEXT)
+        return cls(bool(text.strip()), long_lines, counts)
+
+    def __add__(self, later: ReadingFacts) -> ReadingFacts:
+        counts = tuple(a + b for a, b in zip(self.not_text, later.not_text, strict=True))
+        return ReadingFacts(
+            self.has_text or later.has_text, self.long_lines + later.long_lines, counts
+        )
+
+
+NOTHING_READ = ReadingFacts(False, 0, tuple(0 for _ in NOT_TEXT))
+
+
+def reading_notes(facts: ReadingFacts, not_compared: int) -> list[str]:
     """What of a log was skipped or read in part, in words: over-long lines, distinct lines
     past the comparison cap, and bytes that are not text (NUL, escapes, invalid UTF-8)."""
     notes = []
-    if not any(line.strip() for line in lines):
+    if not facts.has_text:
         notes.append("The log has no line with text in it.")
-    long_lines = sum(1 for line in lines if len(line) > MAX_LINE_CHARS)
-    if long_lines:
+    if facts.long_lines:
         notes.append(
-            f"{long_lines:,} {plural(long_lines, 'line')} longer than "
+            f"{facts.long_lines:,} {plural(facts.long_lines, 'line')} longer than "
             f"{MAX_LINE_CHARS:,} characters were read up to that length."
         )
     if not_compared:
@@ -107,8 +138,7 @@ def reading_notes(log: str, lines: list[str], not_compared: int) -> list[str]:
             f"{not_compared:,} distinct {plural(not_compared, 'line')} past the comparison limit "
             "were not compared (error-looking lines go first)."
         )
-    for char, what in NOT_TEXT:
-        count = log.count(char)
+    for (_, what), count in zip(NOT_TEXT, facts.not_text, strict=True):
         if count:
             notes.append(f"{what}: {count:,}, ignored in matching.")
     return notes

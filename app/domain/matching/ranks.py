@@ -75,33 +75,34 @@ class LogRanks:
         return tuple(rank for rank in self.ranks if rank not in seen)
 
 
-def read_labels(text: str) -> LineLabels:
-    """The rank and host each line's label names, when it has one in its head."""
+def read_labels(text: str, first_line: int = 1) -> LineLabels:
+    """The rank and host each line's label names, when it has one in its head; a text that
+    is a later chunk of a log numbers its lines from `first_line`."""
     ranks: dict[int, int] = {}
     for pattern in RANK_RES:
-        lines = _LineFinder(text)
+        lines = _LineFinder(text, first_line)
         for found in pattern.finditer(text):
             line = lines.head_line(found.start())
             rank = int(found.group(1))
             if line is not None and rank <= MAX_RANK:
                 ranks.setdefault(line, rank)
     hosts: dict[int, str] = {}
-    lines = _LineFinder(text)
+    lines = _LineFinder(text, first_line)
     for found in HOST_TAIL_RE.finditer(text):
         line, start = lines.head(found.start())
         head = HOST_RE.fullmatch(text, start, found.start()) if line else None
         if line is not None and head is not None:
             hosts.setdefault(line, head.group(1))
-    return LineLabels(ranks, hosts, _world_sizes(text))
+    return LineLabels(ranks, hosts, world_sizes(text))
 
 
 class _LineFinder:
     """Line numbers of ascending positions in a text, counted as it goes (one pass)."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, first_line: int) -> None:
         self.text = text
         self.position = 0
-        self.line = 1
+        self.line = first_line
 
     def head_line(self, position: int) -> int | None:
         """The 1-based line holding `position`, when it falls in that line's head."""
@@ -120,7 +121,7 @@ class _LineFinder:
         return self.line, newline + 1
 
 
-def _world_sizes(text: str) -> frozenset[int]:
+def world_sizes(text: str) -> frozenset[int]:
     """Every world size the log states, found by its word first (a case-insensitive
     pattern run over a whole log costs half a second)."""
     sizes: set[int] = set()

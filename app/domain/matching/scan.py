@@ -3,9 +3,9 @@ lines first, at most FUZZY_TEMPLATE_CAP of them), hits counted per reference."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 
 from app.config import DEFAULT_MAX_LOG_LINES, SCAN_LINE_CAP
 from app.domain.matching.candidates import (
@@ -16,6 +16,7 @@ from app.domain.matching.candidates import (
 )
 from app.domain.matching.context import QueryContext, RunContext, infer_context
 from app.domain.matching.evidence import code_path_hits, line_level
+from app.domain.matching.grouping import TemplateGroup
 from app.domain.matching.index import MatchIndex, comparison_key
 from app.domain.matching.judge import (
     diagnostic_verdict,
@@ -25,15 +26,10 @@ from app.domain.matching.judge import (
     message_of,
     message_reasons,
 )
-from app.domain.matching.lines import (
-    NOISE_RE,
-    TELLING_RE,
-    count_lines,
-    reading_notes,
-    split_lines,
-)
+from app.domain.matching.lines import TELLING_RE, ReadingFacts, count_lines, reading_notes
+from app.domain.matching.logread import LogRead, read_log
 from app.domain.matching.next_steps import next_checks
-from app.domain.matching.normalize import MAX_LINE_CHARS, normalize_line
+from app.domain.matching.normalize import MAX_LINE_CHARS
 from app.domain.matching.rank import (
     CONFIDENT_THRESHOLD,
     LineScore,
@@ -42,13 +38,7 @@ from app.domain.matching.rank import (
     Scorer,
     score_line,
 )
-from app.domain.matching.ranks import (
-    Attribution,
-    LineLabels,
-    attribute,
-    log_ranks,
-    read_labels,
-)
+from app.domain.matching.ranks import Attribution, LineLabels, attribute, log_ranks
 from app.domain.matching.results import (
     CandidateMatch,
     CheckHint,
@@ -72,19 +62,6 @@ SCAN_MIN_SCORE = CONFIDENT_THRESHOLD
 FUZZY_TEMPLATE_CAP = 5_000
 
 
-DIGITS_RE = re.compile(r"\d+")
-
-
-@dataclass(slots=True)
-class TemplateGroup:
-    """Log lines that share one normalised form."""
-
-    template: str
-    line_numbers: list[int]
-    noise: bool = False
-    keys: int = 1
-
-
 # A diagnostic block's values are read from its first matching line and the lines after
 # it, as many as the block has plus a few for wrapped output.
 VALUE_WINDOW_EXTRA_LINES = 4
@@ -98,55 +75,6 @@ class _HitSoFar:
     line_numbers: list[list[int]] = field(default_factory=list)
 
 
-def group_log_lines(lines: Sequence[str]) -> list[TemplateGroup]:
-    """Normalise and deduplicate: one group per distinct normalised line, in first-seen order.
-
-    Lines are first bucketed on a cheap key (digits collapsed) so the full normalisation
-    runs once per bucket, not once per line.
-    """
-    buckets: dict[str, list[int]] = {}
-    for number, line in enumerate(lines, 1):
-        key = DIGITS_RE.sub("0", line[:MAX_LINE_CHARS])
-        bucket = buckets.get(key)
-        if bucket is None:
-            buckets[key] = [number]
-        else:
-            bucket.append(number)
-    groups: dict[str, TemplateGroup] = {}
-    for numbers in buckets.values():
-        template = normalize_line(lines[numbers[0] - 1])
-        if not template:
-            continue
-        group = groups.get(template)
-        if group is None:
-            groups[template] = TemplateGroup(template, numbers, bool(NOISE_RE.match(template)))
-        else:
-            group.line_numbers.extend(numbers)
-            group.keys += 1
-    result = list(groups.values())
-    for group in result:
-        if group.keys > 1:
-            group.line_numbers.sort()
-    _mark_source_echoes(result, lines)
-    return result
-
-
-def _mark_source_echoes(groups: list[TemplateGroup], lines: Sequence[str]) -> None:
-    """Mark as noise the indented source lines a traceback prints under each frame."""
-    echo_lines = {
-        number + 1
-        for group in groups
-        if group.noise and group.template.startswith("File ")
-        for number in group.line_numbers
-        if number < len(lines) and lines[number][:1] in (" ", "\t")
-    }
-    if not echo_lines:
-        return
-    for group in groups:
-        if not group.noise and all(n in echo_lines for n in group.line_numbers):
-            group.noise = True
-
-
 def scan_log(
     index: MatchIndex,
     log: str,
@@ -157,7 +85,21 @@ def scan_log(
     """Find the references a whole log shows, with counts and line numbers per reference.
 
     Lines that are a reference's healthy message are counted apart and match nothing."""
-    if not log.strip():
+    if log.strip():
+        line_count = count_lines(log)
+        if line_count > max_lines:
+            raise LogTooLarge(f"{line_count} lines is over the {max_lines}-line limit")
+    return scan_read(index, read_log(log), context, line_cap)
+
+
+def scan_read(
+    index: MatchIndex,
+    read: LogRead,
+    context: RunContext | None = None,
+    line_cap: int = SCAN_LINE_CAP,
+) -> ScanResult:
+    """`scan_log` of a log already read (at once or a chunk at a time)."""
+    if not read.facts.has_text:
         return ScanResult(
             lines=0,
             templates=0,
@@ -166,17 +108,13 @@ def scan_log(
             capped=False,
             inferred_context={},
             hits=[],
-            diagnosis=_nothing_read(log),
+            diagnosis=_nothing_read(read.facts),
         )
-    line_count = count_lines(log)
-    if line_count > max_lines:
-        raise LogTooLarge(f"{line_count} lines is over the {max_lines}-line limit")
-    lines = split_lines(log)
-    groups = group_log_lines(lines)
+    lines, groups = read.lines, read.groups
     eligible = [group for group in groups if not group.noise]
     eligible.sort(key=lambda group: not TELLING_RE.search(group.template))
     scored = eligible[:FUZZY_TEMPLATE_CAP]
-    inferred = infer_context(log)
+    inferred = infer_context(read.head)
     query = QueryContext.of(context, inferred)
     offsets: dict[int, tuple[float, list[str]]] = {}
     hits: dict[int, _HitSoFar] = {}
@@ -193,16 +131,17 @@ def scan_log(
         scorer = Scorer(index, keyword_stems(key.split()), query, None, offsets)
         if not _scan_group(scorer, scores, group, hits):
             unmatched.append((group.template, group.line_numbers))
-    labels = read_labels(log)
-    found = _Found(index, query, lines, log, neighbours, offsets, labels).hits(hits, line_cap)
+    found = _Found(index, query, lines, read.head, neighbours, offsets, read.labels).hits(
+        hits, line_cap
+    )
     not_compared = len(eligible) - len(scored)
     diagnosis = diagnose(
         index,
         found,
         lines,
-        log_ranks(labels),
+        log_ranks(read.labels),
         unrecognised_lines(unmatched, lines, line_cap),
-        reading_notes(log, lines, not_compared),
+        reading_notes(read.facts, not_compared),
     )
     return ScanResult(
         lines=len(lines),
@@ -217,9 +156,8 @@ def scan_log(
     )
 
 
-def _nothing_read(log: str) -> Diagnosis:
+def _nothing_read(facts: ReadingFacts) -> Diagnosis:
     """The diagnosis of a log with no text: nothing but what was skipped."""
-    notes = reading_notes(log, split_lines(log), 0)
     return Diagnosis(
         roots=[],
         unrecognised=[],
@@ -227,7 +165,7 @@ def _nothing_read(log: str) -> Diagnosis:
         ranks=[],
         hosts=[],
         all_ranks=False,
-        notes=notes,
+        notes=reading_notes(facts, 0),
     )
 
 
@@ -276,7 +214,7 @@ class _Found:
     index: MatchIndex
     query: QueryContext
     lines: Sequence[str]
-    log: str
+    head: str  # the log's first MAX_EVIDENCE_CHARS, all that evidence is read from
     neighbours: dict[int, tuple[float, int]]
     offsets: dict[int, tuple[float, list[str]]]
     labels: LineLabels
@@ -290,7 +228,7 @@ class _Found:
         found = []
         for ref, hit in hits.items():
             if self.index.references[ref].kind == "symptom" and evidence is None:
-                head = self.log[:MAX_EVIDENCE_CHARS]
+                head = self.head[:MAX_EVIDENCE_CHARS]
                 evidence = (code_path_hits(head, self.index.code_paths), head.lower())
             found.append(self._hit(ref, hit, line_cap, evidence))
         found.sort(key=lambda h: (not h.confident, -h.score, -h.count, h.id))
@@ -299,7 +237,11 @@ class _Found:
     def _hit(
         self, ref: int, hit: _HitSoFar, line_cap: int, evidence: tuple[dict[int, str], str] | None
     ) -> ScanHit:
-        numbers = sorted(n for numbers in hit.line_numbers for n in numbers)
+        numbers = (
+            list(hit.line_numbers[0])
+            if len(hit.line_numbers) == 1
+            else sorted(chain.from_iterable(hit.line_numbers))
+        )
         reference = self.index.references[ref]
         example = self.lines[hit.example_line - 1]
         scored = Scored(hit.raw, hit.best, None, line_level(example), hit.example_line)
@@ -360,7 +302,7 @@ class _Found:
         others = {ref: seen for ref, seen in self.neighbours.items() if ref != hit.best.ref}
         code_paths, lowered = read
         return PasteEvidence(
-            text=self.log,
+            text=self.head,
             lowered_text=lowered,
             values=read_values(window, slots),
             messages=others,

@@ -1,0 +1,206 @@
+"""Many lines normalised at once: `normalize_line`'s rules run over the lines joined into
+one text, a handful of regular-expression passes in all rather than a dozen per line.
+
+Each pass is derived from the rule it stands for, never spelled again: the pattern text
+is the same with `\\s` narrowed to white space other than a newline (so no match crosses
+from one line into the next), and the prefix rules become one alternation anchored at
+each line start that tries them in their order, as `strip_prefixes` does. A pattern this
+derivation cannot keep inside one line (`\\W`, `\\S`, `\\D`, `\\s` in a character class,
+or an anchor) raises at import, so a new rule cannot silently change the output here.
+Lines over MAX_LINE_CHARS and lines with a carriage return take the per-line steps for
+those two rules first, as `normalize_line` does.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator, Sequence
+
+from app.domain.matching import normalize as rules
+
+# White space inside one line: what `\s` and `str.isspace` match, less the newline.
+_BLANK = r"[^\S\n]"
+# Escapes that would match a newline and cannot be narrowed without changing the rule.
+_CROSSING = frozenset("WSDAZ")
+
+
+def within_lines(pattern: str) -> str:
+    """`pattern` with every `\\s` outside a character class made to skip newlines, and
+    every negated class made to exclude them; refuses what could still cross a line."""
+    out: list[str] = []
+    position, in_class, negated = 0, False, False
+    while position < len(pattern):
+        char = pattern[position]
+        if char == "\\":
+            escaped = pattern[position + 1]
+            if escaped in _CROSSING or (escaped == "s" and in_class and not negated):
+                raise ValueError(f"\\{escaped} in {pattern!r} may match across lines")
+            out.append(_BLANK if escaped == "s" and not in_class else char + escaped)
+            position += 2
+            continue
+        if char == "[" and not in_class:
+            in_class, negated = True, pattern.startswith("[^", position)
+            out.append("[^\\n" if negated else "[")
+            position += 2 if negated else 1
+            continue
+        if char == "]" and in_class:
+            in_class = False
+        elif not in_class and char in "^$":
+            raise ValueError(f"an anchor in {pattern!r} means something else across lines")
+        out.append(char)
+        position += 1
+    return "".join(out)
+
+
+def _compiled(pattern: re.Pattern[str]) -> re.Pattern[str]:
+    return re.compile(within_lines(pattern.pattern), pattern.flags)
+
+
+def _prefix_pass(patterns: Sequence[re.Pattern[str]], passes: int) -> re.Pattern[str]:
+    """`strip_prefixes` as one pattern: at each line start, leading white space, then up to
+    `passes` times the first prefix rule that matches and leaves something of the line
+    (each rule's own first match, hence the atomic group), with the white space after it."""
+    alternatives = []
+    for pattern in patterns:
+        flags = "i" if pattern.flags & re.IGNORECASE else ""
+        body = within_lines(pattern.pattern)
+        alternatives.append(
+            f"(?{flags}:(?>{body}))(?=[^\\n])" if flags else f"(?>{body})(?=[^\\n])"
+        )
+    return re.compile(rf"(?m)^{_BLANK}*(?:(?:{'|'.join(alternatives)}){_BLANK}*){{0,{passes}}}+")
+
+
+ANSI_RE = _compiled(rules.ANSI_RE)
+CONTROL_RE = _compiled(rules.CONTROL_RE)
+PREFIX_RE = _prefix_pass(rules.PREFIX_RES, rules.MAX_PREFIX_PASSES)
+# Every prefix rule needs a `:` in the line or starts with one of these (after white
+# space): a bracket, a digit or placeholder, a separator, or the capital letter of a level,
+# a glog severity or a month. A line with neither keeps its head, so it skips the rules.
+PREFIX_STARTS = frozenset("[(<|:-IWEFDVCTNJMASO")
+# Lines normalised together: enough that a pass's fixed cost vanishes, few enough that
+# its scratch copies of the text stay small beside the lines themselves.
+BLOCK_LINES = 2_048
+# A line a prefix rule could match, found at its start without the `:` test.
+PREFIX_START_RE = re.compile(rf"\n(?=[\s\d{re.escape(''.join(sorted(PREFIX_STARTS)))}])")
+# ASCII digits become `0`: one C-level pass tells which lines hold a number at all.
+ZERO_DIGITS = str.maketrans("123456789", "000000000")
+
+
+def _xid_name(found: re.Match[str]) -> str:
+    return f"{found.group(1)}{found.group(2)}{found.group(1).lower()}{found.group(3)}"
+
+
+Replacement = str | Callable[[re.Match[str]], str]
+# (needles, pattern, replacement) in MASKS order: a mask runs on the lines holding one of
+# its needles (a text no needle is in cannot match), "0" standing for any digit.
+MASK_PASSES: tuple[tuple[tuple[str, ...], re.Pattern[str], Replacement], ...] = (
+    (("id",), _compiled(rules.XID_RE), _xid_name),
+    (("://",), _compiled(rules.URL_RE), "<url>"),
+    (("-",), _compiled(rules.UUID_RE), "<uuid>"),
+    ((".",), _compiled(rules.IP_RE), "<ip>"),
+    (("/", "\\"), _compiled(rules.PATH_RE), "<path>"),
+    ((".", "localhost"), _compiled(rules.HOST_RE), "<host>"),
+    (("0",), _compiled(rules.HEX_RE), "<hex>"),
+    (("0",), _compiled(rules.DIMENSIONS_RE), "<shape>"),
+    (("0",), _compiled(rules.NUMBER_RE), "<n>"),
+    (("<n>",), _compiled(rules.SHAPE_RE), "<shape>"),
+)
+
+
+def normalize_lines(lines: Sequence[str]) -> list[str]:
+    """`[normalize_line(line) for line in lines]`, computed in whole-text passes over blocks
+    of BLOCK_LINES lines (so a long paste costs a block's worth of scratch memory)."""
+    normalized: list[str] = []
+    for start in range(0, len(lines), BLOCK_LINES):
+        normalized.extend(_normalize_block(lines[start : start + BLOCK_LINES]))
+    return normalized
+
+
+def _normalize_block(lines: Sequence[str]) -> list[str]:
+    text = "\n".join(lines)
+    if text.count("\n") != len(lines) - 1:  # a line holds a newline itself
+        return [rules.normalize_line(line) for line in lines]
+    if max(map(len, lines)) > rules.MAX_LINE_CHARS:
+        text = "\n".join(rules.truncate(line) for line in lines)
+    if "\r" in text:
+        text = "\n".join(rules.keep_last_carriage_segment(line) for line in text.split("\n"))
+    if "\x1b" in text:
+        text = ANSI_RE.sub("", text)
+    if "\ufffd" in text or not text.isascii() or _has_ascii_control(text):
+        text = CONTROL_RE.sub(" ", text)
+    work = text.split("\n")
+    # Lines not ASCII go through every rule (`\d` and `\w` reach past the ASCII needles);
+    # which lines hold a digit is read before any rule, as the rules only remove digits.
+    foreign = [] if text.isascii() else [n for n, line in enumerate(work) if not line.isascii()]
+    with_digits = _holding(text.translate(ZERO_DIGITS), ("0",), foreign)
+    del text
+    _strip_prefixes(work, foreign)
+    for needles, pattern, replacement in MASK_PASSES:
+        joined = "" if needles == ("0",) else "\n".join(work)
+        picked = with_digits if needles == ("0",) else _holding(joined, needles, foreign)
+        _substitute(work, picked, pattern, replacement)
+    _strip_prefixes(work, foreign)
+    return [" ".join(line.split()) for line in work]
+
+
+def _has_ascii_control(text: str) -> bool:
+    """Whether an ASCII text holds a character CONTROL_RE replaces (C-level, no regex)."""
+    ascii_text = text.encode("ascii")
+    return len(ascii_text.translate(None, _ASCII_CONTROL)) != len(ascii_text)
+
+
+_ASCII_CONTROL = bytes([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F])
+
+
+def _holding(text: str, needles: tuple[str, ...], foreign: list[int]) -> list[int]:
+    """Positions of the lines of `text` holding any of `needles`, and the `foreign` ones:
+    found with `str.find` (one per line that holds a needle), not a test per line."""
+    found = set(foreign)
+    for needle in needles:
+        found.update(_line_positions(text, _first_per_line(text, needle)))
+    return sorted(found)
+
+
+def _first_per_line(text: str, needle: str) -> Iterator[int]:
+    """Where `needle` first occurs in each line holding it."""
+    position = text.find(needle)
+    while position != -1:
+        yield position
+        end = text.find("\n", position)
+        if end == -1:
+            return
+        position = text.find(needle, end + 1)
+
+
+def _line_positions(text: str, offsets: Iterable[int]) -> Iterator[int]:
+    """The 0-based line of each of some ascending offsets into `text`."""
+    line, counted = 0, 0
+    for offset in offsets:
+        line += text.count("\n", counted, offset)
+        counted = offset
+        yield line
+
+
+def _strip_prefixes(lines: list[str], foreign: list[int]) -> None:
+    """`strip_prefixes` on every line, run only on the lines a prefix rule could match."""
+    text = "\n".join(lines)
+    # In the text behind one more newline, the newline before each line counts its lines.
+    behind = "\n" + text
+    starts = (found.start() for found in PREFIX_START_RE.finditer(behind))
+    picked = set(_line_positions(behind, starts))
+    picked.update(_holding(text, (":",), foreign))
+    _substitute(lines, sorted(picked), PREFIX_RE, "")
+
+
+def _substitute(
+    lines: list[str], picked: Sequence[int], pattern: re.Pattern[str], replacement: Replacement
+) -> None:
+    """Apply `pattern` to the picked lines in one pass over them joined."""
+    if not picked:
+        return
+    joined = "\n".join([lines[n] for n in picked])
+    changed = pattern.sub(replacement, joined)
+    if changed is joined:  # nothing matched: `sub` hands the same text back
+        return
+    for n, line in zip(picked, changed.split("\n"), strict=True):
+        lines[n] = line

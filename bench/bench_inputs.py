@@ -1,0 +1,52 @@
+"""Bad input for bench_matcher.py: each answered, and how fast."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Sequence
+
+from app.domain.matching.index import build_index
+from app.domain.matching.match import match_text
+from app.domain.matching.scan import scan_log
+from app.domain.references.document import Reference
+from app.errors import LogTooLarge
+
+LOG_LINES = 100_000
+
+
+def bad_input(references: Sequence[Reference], rng: random.Random) -> None:
+    """Each bad input answered, and how fast."""
+    index = build_index(references)
+    junk = bytes(rng.getrandbits(8) for _ in range(1 << 20)).decode("latin-1")
+    cases = {
+        "empty": "",
+        "blank": "  \n\t\n",
+        "binary junk 1 MB": junk,
+        "NUL bytes": "\x00" * 10_000,
+        "single 1 MB line": "x" * (1 << 20),
+        "numbers only": "\n".join(str(rng.randint(0, 10**9)) for _ in range(2_000)),
+        "regex metacharacters": "(((([[[[.*+?^$\\1{999999}|" * 2_000,
+        "unbalanced brackets": "[rank0]:[E ((( {{{ <<< " * 5_000,
+    }
+    for name, text in cases.items():
+        begin = time.perf_counter()
+        try:
+            outcome = f"{len(match_text(index, text).matches)} matches"
+        except LogTooLarge as error:
+            outcome = f"LogTooLarge: {error}"
+        match_ms = (time.perf_counter() - begin) * 1000
+        begin = time.perf_counter()
+        scan = scan_log(index, text)
+        scan_ms = (time.perf_counter() - begin) * 1000
+        print(
+            f"  {name:22s} match {match_ms:8.1f} ms ({outcome}); "
+            f"scan {scan_ms:8.1f} ms ({len(scan.hits)} hits)"
+        )
+    big = "x\n" * (LOG_LINES + 1)
+    begin = time.perf_counter()
+    try:
+        scan_log(index, big)
+    except LogTooLarge as error:
+        took_ms = (time.perf_counter() - begin) * 1000
+        print(f"  over the line limit      scan {took_ms:.1f} ms: {error}")
