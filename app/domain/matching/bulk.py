@@ -100,6 +100,7 @@ MASK_PASSES: tuple[tuple[tuple[str, ...], re.Pattern[str], Replacement], ...] = 
     ((".",), _compiled(rules.IP_RE), "<ip>"),
     (("/", "\\"), _compiled(rules.PATH_RE), "<path>"),
     ((".", "localhost"), _compiled(rules.HOST_RE), "<host>"),
+    ((":",), _compiled(rules.PCI_RE), "<hex>"),
     (("0",), _compiled(rules.HEX_RE), "<hex>"),
     (("0",), _compiled(rules.DIMENSIONS_RE), "<shape>"),
     (("0",), _compiled(rules.NUMBER_RE), "<n>"),
