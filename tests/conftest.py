@@ -9,7 +9,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from databases import BACKENDS, NO_SERVER, PostgresServer, postgres_url
+from databases import (
+    BACKENDS,
+    NO_SERVER,
+    PostgresServer,
+    closing_left_connections,
+    postgres_url,
+)
 from fastapi.testclient import TestClient
 from paths import DIAGNOSIS, FIXTURES
 
@@ -77,7 +83,8 @@ def database_url(
         return
     server: PostgresServer = request.getfixturevalue("postgres_server")
     url = server.create_database()
-    yield url
+    with closing_left_connections():
+        yield url
     server.drop_database(url)
 
 
