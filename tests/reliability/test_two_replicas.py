@@ -1,14 +1,17 @@
-"""Two server processes on one PostgreSQL database (and one references folder, as two
-replicas on one host share it in folder mode): 32 clients on /api/v1/match get no error;
-4 x 25 racing saves spread over both have exactly one winner per base version, lose
-nothing acknowledged and leave both serving one ETag; a replica killed with SIGKILL in the
-middle of a save leaves the other serving, and catches up when it is started again."""
+"""Two `failref serve` processes on one PostgreSQL database, each with its own copy of the
+references folder (the database is the store of record): 32 clients on /api/v1/match get no
+error; 4 x 25 racing saves spread over both have exactly one winner per base version, lose
+nothing acknowledged, leave both serving one ETag and write no file; a replica killed with
+SIGKILL in the middle of a save leaves the other serving, and catches up when it is
+started again."""
 
 from __future__ import annotations
 
 import http.client
 import os
+import shutil
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -19,16 +22,15 @@ from pathlib import Path
 
 import pytest
 from databases import POSTGRESQL_ONLY
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app.config import Settings
-from app.domain.references.document import content_hash
 from app.services.library import open_library
 from app.store.db import make_engine
 from app.store.editors import add_editor
 from app.store.models import RevisionRow
 
-SERVER = Path(__file__).parent / "serve_app.py"
+FAILREF = Path(sys.executable).parent / "failref"
 PATH = "/api/v1/references/stuck-rank"
 CLIENTS = 32
 MATCHES_EACH = 4
@@ -38,17 +40,48 @@ WAIT_S = 60.0
 MATCH = b'{"log": "[Rank 3] Watchdog caught collective operation timeout"}'
 
 
-class Replica:
-    """One `serve_app.py` process; `port` once it has started."""
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
 
-    def __init__(self, settings: Settings) -> None:
-        env = {**os.environ, "FAILREF_RATE_LIMIT_PER_MINUTE": "1000000"}
-        env["FAILREF_RELOAD_INTERVAL_S"] = "2"
-        command = [sys.executable, str(SERVER), settings.database_url]
-        command.append(str(settings.references_dir))
-        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env)
-        assert self.process.stdout is not None
-        self.port = int(self.process.stdout.readline())
+
+def folder_bytes(folder: Path) -> dict[str, bytes]:
+    return {path.name: path.read_bytes() for path in sorted(folder.iterdir())}
+
+
+class Replica:
+    """One `failref serve` process on its own port and its own copy of the folder, as a
+    replica's image carries one; `port` answers /readyz once it has started."""
+
+    def __init__(self, settings: Settings, folder: Path) -> None:
+        self.folder = folder
+        self.port = free_port()
+        env = {
+            **os.environ,
+            "FAILREF_DATABASE_URL": settings.database_url,
+            "FAILREF_REFERENCES_DIR": str(folder),
+            "FAILREF_STORE": "database",
+            "FAILREF_RATE_LIMIT_PER_MINUTE": "1000000",
+            "FAILREF_RELOAD_INTERVAL_S": "2",
+        }
+        command = [str(FAILREF), "serve", "--port", str(self.port), "--no-access-log"]
+        self.process = subprocess.Popen(command, env=env, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + WAIT_S
+        while not self.ready():
+            assert self.process.poll() is None, "the replica exited while starting"
+            assert time.monotonic() < deadline, "the replica did not become ready"
+            time.sleep(0.1)
+
+    def ready(self) -> bool:
+        try:
+            connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=2)
+            connection.request("GET", "/readyz")
+            status = connection.getresponse().status
+            connection.close()
+        except OSError:
+            return False
+        return status == 200
 
     def connect(self) -> http.client.HTTPConnection:
         return http.client.HTTPConnection("127.0.0.1", self.port, timeout=WAIT_S)
@@ -65,17 +98,25 @@ class Replica:
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
         self.process.wait(timeout=WAIT_S)
-        assert self.process.stdout is not None
-        self.process.stdout.close()
+
+
+def replica_folder(settings: Settings, name: str) -> Path:
+    folder = settings.references_dir.parent / name
+    if not folder.exists():
+        shutil.copytree(settings.references_dir, folder)
+    return folder
 
 
 @pytest.fixture
 def replicas(settings: Settings) -> Iterator[list[Replica]]:
-    open_library(settings).close()  # migrated and loaded once, as a deploy's first replica
-    started = [Replica(settings), Replica(settings)]
+    # Migrated and loaded once, as a deploy's first replica.
+    open_library(settings.model_copy(update={"store": "database"})).close()
+    started = [Replica(settings, replica_folder(settings, f"replica-{n}")) for n in (0, 1)]
+    before = [folder_bytes(replica.folder) for replica in started]
     yield started
     for replica in started:
         replica.stop()
+    assert [folder_bytes(replica.folder) for replica in started] == before  # no file written
 
 
 @pytest.fixture
@@ -111,6 +152,16 @@ def same_etag(replicas: list[Replica]) -> bool:
             return True
         time.sleep(0.05)
     return False
+
+
+def newest_revision_hash(settings: Settings) -> str:
+    engine = make_engine(settings)
+    with Session(engine) as session:
+        query = select(RevisionRow).where(RevisionRow.reference_id == "stuck-rank")
+        newest = session.exec(query.order_by(col(RevisionRow.id).desc())).first()
+    engine.dispose()
+    assert newest is not None
+    return newest.content_hash
 
 
 def revision_hashes(settings: Settings) -> set[str]:
@@ -175,8 +226,7 @@ def test_racing_saves_over_two_replicas_have_one_winner_per_base(
     acknowledged = {etag.strip('"') for _, status, etag in outcomes if status == 200}
     assert acknowledged <= revision_hashes(settings)
     assert same_etag(replicas)
-    final = content_hash((settings.references_dir / "stuck-rank.md").read_bytes())
-    assert replicas[0].etag().strip('"') == final
+    assert replicas[0].etag().strip('"') == newest_revision_hash(settings)
 
 
 @POSTGRESQL_ONLY
@@ -203,6 +253,6 @@ def test_a_replica_killed_mid_save_leaves_the_other_serving_and_catches_up(
         status, saved = put(survivor, token, text, survivor.etag())
     assert status == 200
     assert saved.strip('"') in revision_hashes(settings)
-    replicas[0] = Replica(settings)  # the restart (stopped by the fixture)
+    replicas[0] = Replica(settings, doomed.folder)  # the restart (stopped by the fixture)
     assert same_etag(replicas)
     assert replicas[0].etag() == saved
