@@ -39,6 +39,12 @@ NOT_A_DIAGNOSIS = (
 )
 SHOWN_CANDIDATES = 3  # a terminal answer names the likeliest few; --json has them all
 SHOWN_UNRECOGNISED = 5
+# What a log with no root is, as the page's heading says it (`Diagnosis.verdict`).
+LOG_VERDICT_LINES = {
+    "leads": "No confident match in this log; the closest are marked weak.",
+    "unrecognised": "No reference covers the errors in this log.",
+    "quiet": "Nothing in this log looks like a failure.",
+}
 
 
 class FailrefGroup(click.Group):
@@ -277,9 +283,9 @@ def scan(ctx: click.Context, file: TextIO, as_json: bool) -> None:
     capped = " (fuzzy stage capped)" if result.capped else ""
     click.echo(f"{result.lines} lines, {result.templates} distinct templates{capped}")
     _echo_story(result.diagnosis)
-    if not result.hits:
-        click.echo("No reference found in this log.")
-    elif result.diagnosis.roots:
+    if result.diagnosis.verdict in LOG_VERDICT_LINES:
+        click.echo(LOG_VERDICT_LINES[result.diagnosis.verdict])
+    if result.hits and result.diagnosis.roots:
         click.echo("Every match:")
     for hit in result.hits:
         label = "confident" if hit.confident else "weak"

@@ -43,7 +43,7 @@ class MatchCard:
 @dataclass(frozen=True, slots=True)
 class Outcome:
     """What a paste gave: ranked cards for a message, or a scan of a whole log (with the
-    closest references to its last lines when nothing in it matched)."""
+    closest references to its last lines when it holds errors nothing matched)."""
 
     kind: Literal["match", "scan"]
     cards: tuple[MatchCard, ...]
@@ -115,7 +115,9 @@ def analyse_paste(library: Library, text: str, context: RunContext, *, remember:
         raise InvalidInput("Paste a log line, a traceback or a whole log first.", field="log")
     if looks_like_a_log(text):
         scan = scan_text(library, text, context, remember=remember)
-        closest = () if scan.hits else _closest_in_log(library.catalog, text, context)
+        # Titles near the last lines help only where errors went unrecognised.
+        unknown = scan.diagnosis.verdict == "unrecognised"
+        closest = _closest_in_log(library.catalog, text, context) if unknown else ()
         return Outcome("scan", closest, scan, scan.inferred_context)
     result = match_message(library, text, context, remember=remember)
     cards = tuple(MatchCard(match, _highlight(text, match)) for match in result.matches)

@@ -31,6 +31,9 @@ from playwright.sync_api import (
 from app.config import PROJECT_ROOT, Settings
 from app.web.factory import create_app
 
+# Set to a folder (docs/screenshots) to keep the screenshots; otherwise they go to tmp.
+SCREENSHOTS_ENV = "FAILREF_SCREENSHOTS_DIR"
+
 PROBE = Path(__file__).parent / "fixtures" / "script-injection-probe.md"
 SERVER_START_TIMEOUT_S = 20.0
 DESKTOP: ViewportSize = {"width": 1280, "height": 900}
@@ -145,6 +148,15 @@ def browser(playwright: Playwright) -> Iterator[Browser]:
 def record_console(errors: list[str], message: ConsoleMessage) -> None:
     if message.type == "error":
         errors.append(f"console: {message.text} at {message.location.get('url')}")
+
+
+@pytest.fixture
+def screenshots(tmp_path: Path) -> Path:
+    """Where a test saves its screenshots: the folder $FAILREF_SCREENSHOTS_DIR names
+    (docs/screenshots, when regenerating them), else the test's own temporary folder."""
+    folder = Path(os.environ.get(SCREENSHOTS_ENV) or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ conflict, the signed-in bar on every page, coloured history diffs, starting from
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -22,7 +21,6 @@ pytestmark = pytest.mark.browser
 
 DESKTOP: ViewportSize = {"width": 1280, "height": 900}
 PHONE: ViewportSize = {"width": 390, "height": 844}
-SCREENSHOTS_ENV = "FAILREF_SCREENSHOTS_DIR"
 MAX_SCREENSHOT_BYTES = 600_000
 # A line nothing covers, with a PCI bus id and an Xid number a normaliser could mangle.
 UNCOVERED_XID = "NVRM: Xid (PCI:0000:3b:00): 201, pid=1234, widget frobnication fault"
@@ -292,10 +290,8 @@ def test_a_gap_starts_a_reference_holding_only_its_line(editor_page: Callable[..
 
 
 def test_screenshots_of_the_editor_and_a_conflict(
-    editor_page: Callable[..., Page], tmp_path: Path
+    editor_page: Callable[..., Page], screenshots: Path
 ) -> None:
-    folder = Path(os.environ.get(SCREENSHOTS_ENV) or tmp_path)
-    folder.mkdir(parents=True, exist_ok=True)
     shots = []
     for prefix, viewport, reference in (
         ("", DESKTOP, "torch-compile-recompiles"),
@@ -303,7 +299,7 @@ def test_screenshots_of_the_editor_and_a_conflict(
     ):
         page = editor_page(viewport=viewport)
         page.goto(f"/r/{reference}/edit")
-        shots.append(folder / f"{prefix}editor.png")
+        shots.append(screenshots / f"{prefix}editor.png")
         page.screenshot(path=shots[-1])
         base = page.input_value("#text")
         other = page.context.new_page()
@@ -316,7 +312,7 @@ def test_screenshots_of_the_editor_and_a_conflict(
         save(page)
         expect(page.locator(".conflict-hunk")).to_have_count(1)
         page.locator("section.conflict").scroll_into_view_if_needed()
-        shots.append(folder / f"{prefix}conflict.png")
+        shots.append(screenshots / f"{prefix}conflict.png")
         page.screenshot(path=shots[-1], full_page=True, clip=clip(page, 1800))
     for shot in shots:
         assert 0 < shot.stat().st_size <= MAX_SCREENSHOT_BYTES, shot

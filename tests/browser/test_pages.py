@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import random
 import re
 from collections.abc import Callable
@@ -20,8 +19,6 @@ pytestmark = pytest.mark.browser
 
 PHONE: ViewportSize = {"width": 375, "height": 800}
 DESKTOP: ViewportSize = {"width": 1280, "height": 900}
-# Set to a folder (docs/screenshots) to keep the screenshots; otherwise they go to tmp.
-SCREENSHOTS_ENV = "FAILREF_SCREENSHOTS_DIR"
 MAX_SCREENSHOT_BYTES = 600_000
 MAX_SCREENSHOT_HEIGHT = 2500
 KV_CACHE_LINE_NUMBER = 97
@@ -351,29 +348,27 @@ def shoot(page: Page, folder: Path, name: str, height: int | None = None) -> Pat
     return path
 
 
-def test_screenshots_of_the_main_pages(open_page: Callable[..., Page], tmp_path: Path) -> None:
-    folder = Path(os.environ.get(SCREENSHOTS_ENV) or tmp_path)
-    folder.mkdir(parents=True, exist_ok=True)
+def test_screenshots_of_the_main_pages(open_page: Callable[..., Page], screenshots: Path) -> None:
     page = open_page()
     shots = []
     page.goto("/")
-    shots.append(shoot(page, folder, "home"))
+    shots.append(shoot(page, screenshots, "home"))
     paste(page, WATCHDOG)
-    shots.append(shoot(page, folder, "results-message", height=1450))
+    shots.append(shoot(page, screenshots, "results-message", height=1450))
     paste(page, hardware_then_timeout_log())
-    shots.append(shoot(page, folder, "results-log", height=1600))
+    shots.append(shoot(page, screenshots, "results-log", height=1600))
     page.goto("/r/pipeline-stage-imbalance")
-    shots.append(shoot(page, folder, "reference"))
+    shots.append(shoot(page, screenshots, "reference"))
     page.evaluate("document.getElementById('calculator').scrollIntoView()")
-    shots.append(shoot(page, folder, "reference-calculator"))
+    shots.append(shoot(page, screenshots, "reference-calculator"))
     page.goto("/references")
-    shots.append(shoot(page, folder, "browse"))
+    shots.append(shoot(page, screenshots, "browse"))
     page.goto("/calculators")
-    shots.append(shoot(page, folder, "calculators"))
+    shots.append(shoot(page, screenshots, "calculators"))
     page = open_page(viewport=PHONE, scale=2)
     paste(page, WATCHDOG)
-    shots.append(shoot(page, folder, "phone-results"))
+    shots.append(shoot(page, screenshots, "phone-results"))
     paste(page, hardware_then_timeout_log())
-    shots.append(shoot(page, folder, "phone-results-log", height=1800))
+    shots.append(shoot(page, screenshots, "phone-results-log", height=1800))
     for shot in shots:
         assert 0 < shot.stat().st_size <= MAX_SCREENSHOT_BYTES, shot

@@ -5,7 +5,6 @@ show "confirms candidate 6" and check 4 "rules out candidate 1"."""
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -14,7 +13,6 @@ from browser.axe import assert_no_axe_violations
 from browser.test_pages import (
     MAX_SCREENSHOT_BYTES,
     PHONE,
-    SCREENSHOTS_ENV,
     WATCHDOG,
     assert_clean,
     labelled_line,
@@ -132,6 +130,19 @@ def test_a_symptom_result_is_reranked_by_a_link(page: Page, console_errors: list
     assert_clean(page, console_errors)
 
 
+def test_candidates_ranked_for_the_paste_keep_their_reference_page_numbers(page: Page) -> None:
+    paste(page, WATCHDOG)
+    card = page.locator("li.card[data-reference-id='nccl-collective-timeout']")
+    card.locator("details.more-candidates summary").click()
+    shown = card.locator(".candidates li.candidate").all()
+    numbers = [li.evaluate("li => li.value") for li in shown]
+    assert numbers == [int(li.get_attribute("data-number") or 0) for li in shown]
+    assert numbers != sorted(numbers)  # ranked for the paste, not in the page's order
+    expect(card.locator(".candidates .hint").first).to_have_text(
+        "Numbered as on the reference page, where the checks name them."
+    )
+
+
 def test_a_symptom_card_offers_the_check_that_tells_the_top_two_apart(page: Page) -> None:
     paste(page, WATCHDOG)
     card = page.locator("li.card[data-reference-id='nccl-collective-timeout']")
@@ -212,17 +223,15 @@ def test_a_no_to_a_confident_card_carries_the_line_it_matched(page: Page) -> Non
     assert "line=" in (answer.value.request.post_data or "")
 
 
-def test_screenshots_of_next_steps(open_page: Callable[..., Page], tmp_path: Path) -> None:
-    folder = Path(os.environ.get(SCREENSHOTS_ENV) or tmp_path)
-    folder.mkdir(parents=True, exist_ok=True)
+def test_screenshots_of_next_steps(open_page: Callable[..., Page], screenshots: Path) -> None:
     shots = []
     for name, viewport, scale in (("", None, 1), ("phone-", PHONE, 2)):
         page = open_page(viewport=viewport, scale=scale) if viewport else open_page()
         paste(page, WATCHDOG)
         page.locator("li.card").first.scroll_into_view_if_needed()
         page.evaluate("document.querySelector('.candidates').scrollIntoView()")
-        shots.append(shoot(page, folder, f"{name}results-symptom"))
+        shots.append(shoot(page, screenshots, f"{name}results-symptom"))
         page.goto(f"{TIMEOUT_PAGE}?check1=confirms-6&check4=rules_out#s-causes")
-        shots.append(shoot(page, folder, f"{name}reference-reranked"))
+        shots.append(shoot(page, screenshots, f"{name}reference-reranked"))
     for shot in shots:
         assert 0 < shot.stat().st_size <= MAX_SCREENSHOT_BYTES, shot

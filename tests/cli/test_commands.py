@@ -149,6 +149,24 @@ def test_serve_logs_the_start_up_load_as_json(
     assert any(entry["level"] == "WARNING" and "broken.md" in entry["message"] for entry in entries)
 
 
+@pytest.mark.parametrize(
+    ("log", "said"),
+    [
+        pytest.param(
+            "step 1 loss 2.3\nstep 2 loss 2.2\n", "Nothing in this log looks like a failure."
+        ),
+        pytest.param(
+            "step 1 loss 2.3\nRuntimeError: something no reference knows\n",
+            "No reference covers the errors in this log.",
+        ),
+    ],
+)
+def test_scan_says_what_a_log_with_no_root_is(runner: CliRunner, log: str, said: str) -> None:
+    result = runner.invoke(cli, ["scan", "-"], input=log)
+    assert result.exit_code == 0, result.output
+    assert said in result.output.splitlines()
+
+
 def test_scan_prints_the_roots_first_then_every_match(runner: CliRunner) -> None:
     log = "\n".join(
         [

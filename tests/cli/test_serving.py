@@ -8,54 +8,34 @@ import os
 import signal
 import socket
 import subprocess
-import sys
-import time
-import urllib.request
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from servers import answers, free_port, serve_command, serve_env, wait_for
 
 from app.cli import serving
 from app.config import Settings
 from app.errors import Unavailable
 
-STARTUP_S = 60.0
 
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+def start_supervisor(settings: Settings, tmp_path: Path) -> tuple[subprocess.Popen[bytes], int]:
+    """`failref serve --workers 2` on a free port, its log in tmp_path/server.log."""
+    port = free_port()
+    command = serve_command(port, "--workers", "2")
+    with (tmp_path / "server.log").open("w") as log:  # the child keeps its own copy
+        server = subprocess.Popen(command, env=serve_env(settings), stderr=log)
+    return server, port
 
 
 def test_two_workers_share_one_port_and_stop_on_sigterm(settings: Settings, tmp_path: Path) -> None:
-    port = free_port()
-    env = {
-        **os.environ,
-        "FAILREF_DATABASE_URL": settings.database_url,
-        "FAILREF_REFERENCES_DIR": str(settings.references_dir),
-    }
-    failref = str(Path(sys.executable).parent / "failref")
-    command = [failref, "serve", "--port", str(port), "--workers", "2", "--no-access-log"]
-    log = (tmp_path / "server.log").open("w")
-    server = subprocess.Popen(command, env=env, stderr=log)
+    server, port = start_supervisor(settings, tmp_path)
     try:
-        deadline = time.monotonic() + STARTUP_S
-        while time.monotonic() < deadline:
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1)
-                break
-            except OSError:
-                time.sleep(0.2)
+        wait_for(lambda: len(_children(server.pid)) == 2 and answers(port), "two workers")
         workers = _children(server.pid)
-        assert len(workers) == 2, (tmp_path / "server.log").read_text()[-2000:]
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=5) as response:
-            assert response.status == 200
+        assert answers(port, "/readyz"), (tmp_path / "server.log").read_text()[-2000:]
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=30)
-        log.close()
     assert server.returncode == 0
     assert all(not Path(f"/proc/{pid}").exists() for pid in workers)
 
@@ -85,36 +65,6 @@ def test_a_port_someone_listens_on_is_refused(settings: Settings) -> None:
         port = stranger.getsockname()[1]
         with pytest.raises(Unavailable, match="is in use"):
             serving.serve("127.0.0.1", port, 2, False)
-
-
-def start_supervisor(settings: Settings, tmp_path: Path) -> tuple[subprocess.Popen[bytes], int]:
-    port = free_port()
-    env = {
-        **os.environ,
-        "FAILREF_DATABASE_URL": settings.database_url,
-        "FAILREF_REFERENCES_DIR": str(settings.references_dir),
-    }
-    failref = str(Path(sys.executable).parent / "failref")
-    command = [failref, "serve", "--port", str(port), "--workers", "2", "--no-access-log"]
-    with (tmp_path / "server.log").open("w") as log:  # the child keeps its own copy
-        server = subprocess.Popen(command, env=env, stderr=log)
-    return server, port
-
-
-def wait_for(condition: Callable[[], bool], what: str) -> None:
-    """Poll until `condition` holds; STARTUP_S only tells a hang from a slow start."""
-    deadline = time.monotonic() + STARTUP_S
-    while not condition():
-        assert time.monotonic() < deadline, f"still waiting for {what}"
-        time.sleep(0.2)
-
-
-def answers(port: int) -> bool:
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1):
-            return True
-    except OSError:
-        return False
 
 
 def test_a_dead_worker_is_logged_and_replaced(settings: Settings, tmp_path: Path) -> None:

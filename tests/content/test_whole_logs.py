@@ -77,6 +77,14 @@ def test_the_labelled_root_comes_first(index: MatchIndex, log: WholeLog) -> None
 @pytest.mark.parametrize(
     "log", [pytest.param(log, id=log.name) for log in LOGS if log.root_id is None]
 )
-def test_a_healthy_log_has_no_root(index: MatchIndex, log: WholeLog) -> None:
+def test_a_healthy_log_has_no_root_and_reads_as_quiet(index: MatchIndex, log: WholeLog) -> None:
     diagnosis = scan_log(index, log.text).diagnosis
     assert [root.id for root in diagnosis.roots] == []
+    assert diagnosis.verdict == "quiet"
+
+
+@pytest.mark.parametrize(
+    "log", [pytest.param(log, id=log.name) for log in LOGS if log.root_id is not None]
+)
+def test_a_failing_log_reads_as_a_failure(index: MatchIndex, log: WholeLog) -> None:
+    assert scan_log(index, log.text).diagnosis.verdict == "failure"

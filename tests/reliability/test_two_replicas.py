@@ -8,12 +8,9 @@ started again."""
 from __future__ import annotations
 
 import http.client
-import os
 import shutil
 import signal
-import socket
 import subprocess
-import sys
 import threading
 import time
 from collections import Counter
@@ -22,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from databases import POSTGRESQL_ONLY
+from servers import LOOPBACK, answers, free_port, serve_command, serve_env, wait_for
 from sqlmodel import Session, col, select
 
 from app.config import Settings
@@ -30,7 +28,6 @@ from app.store.db import make_engine
 from app.store.editors import add_editor
 from app.store.models import RevisionRow
 
-FAILREF = Path(sys.executable).parent / "failref"
 PATH = "/api/v1/references/stuck-rank"
 CLIENTS = 32
 MATCHES_EACH = 4
@@ -38,12 +35,6 @@ SAVERS = 4
 SAVES_EACH = 25
 WAIT_S = 60.0
 MATCH = b'{"log": "[Rank 3] Watchdog caught collective operation timeout"}'
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def folder_bytes(folder: Path) -> dict[str, bytes]:
@@ -57,34 +48,23 @@ class Replica:
     def __init__(self, settings: Settings, folder: Path) -> None:
         self.folder = folder
         self.port = free_port()
-        env = {
-            **os.environ,
-            "FAILREF_DATABASE_URL": settings.database_url,
-            "FAILREF_REFERENCES_DIR": str(folder),
-            "FAILREF_STORE": "database",
-            "FAILREF_RATE_LIMIT_PER_MINUTE": "1000000",
-            "FAILREF_RELOAD_INTERVAL_S": "2",
-        }
-        command = [str(FAILREF), "serve", "--port", str(self.port), "--no-access-log"]
+        env = serve_env(
+            settings,
+            folder,
+            FAILREF_STORE="database",
+            FAILREF_RATE_LIMIT_PER_MINUTE="1000000",
+            FAILREF_RELOAD_INTERVAL_S="2",
+        )
+        command = serve_command(self.port)
         self.process = subprocess.Popen(command, env=env, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + WAIT_S
-        while not self.ready():
-            assert self.process.poll() is None, "the replica exited while starting"
-            assert time.monotonic() < deadline, "the replica did not become ready"
-            time.sleep(0.1)
+        wait_for(self.ready, "the replica to become ready", WAIT_S)
 
     def ready(self) -> bool:
-        try:
-            connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=2)
-            connection.request("GET", "/readyz")
-            status = connection.getresponse().status
-            connection.close()
-        except OSError:
-            return False
-        return status == 200
+        assert self.process.poll() is None, "the replica exited while starting"
+        return answers(self.port, "/readyz")
 
     def connect(self) -> http.client.HTTPConnection:
-        return http.client.HTTPConnection("127.0.0.1", self.port, timeout=WAIT_S)
+        return http.client.HTTPConnection(LOOPBACK, self.port, timeout=WAIT_S)
 
     def etag(self) -> str:
         connection = self.connect()

@@ -72,13 +72,23 @@ def test_a_long_paste_is_scanned_and_never_remembered(library: Library) -> None:
     assert (outcome.cards, gaps(library)) == ((), [])
 
 
-def test_a_log_with_no_hit_names_the_closest_references_to_its_tail(library: Library) -> None:
+def test_a_log_with_unrecognised_errors_names_the_closest_references_to_its_tail(
+    library: Library,
+) -> None:
+    steps = [f"step {n} loss 2.0 recompile" for n in range(LOG_LINE_THRESHOLD + 5)]
+    log = "\n".join([*steps, "RuntimeError: recompile failed for an unknown reason"])
+    outcome = analyse_paste(library, log, RunContext(), remember=True)
+    assert outcome.scan is not None
+    assert (outcome.scan.hits, outcome.scan.diagnosis.verdict) == ([], "unrecognised")
+    assert outcome.cards
+    assert all(card.highlight is None for card in outcome.cards)
+
+
+def test_a_quiet_log_names_no_reference(library: Library) -> None:
     log = "\n".join(f"step {n} loss 2.0 recompile" for n in range(LOG_LINE_THRESHOLD + 5))
     outcome = analyse_paste(library, log, RunContext(), remember=True)
     assert outcome.scan is not None
-    assert outcome.scan.hits == []
-    assert outcome.cards
-    assert all(card.highlight is None for card in outcome.cards)
+    assert (outcome.scan.diagnosis.verdict, outcome.cards) == ("quiet", ())
 
 
 def test_an_empty_paste_names_the_log_field(library: Library) -> None:

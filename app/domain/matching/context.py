@@ -75,7 +75,13 @@ PHASE_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"\btorch\.compile\b|\binductor\b|\bdynamo\b"
             r"|\bcompil(?:e|ing|ation)\b(?! with .TORCH_USE_CUDA_DSA)",
         ),
-        ("checkpointing", r"\bcheckpoint(?:ing|s)?\b|\bsave_pretrained\b|\bsafetensors\b"),
+        # not the weights loaded at start-up: vLLM's "Loading safetensors checkpoint
+        # shards" and Hugging Face's "Loading checkpoint shards" progress bars
+        (
+            "checkpointing",
+            r"\bsave_pretrained\b|(?<!loading )(?<!loading safetensors )(?<!loading pt )"
+            r"\b(?:checkpoint(?:ing|s)?|safetensors)\b(?! (?:checkpoint )?shards)",
+        ),
         ("data-loading", r"\bdataloader\b|\bdata ?loader worker\b|\bdataset\b"),
         (
             "inference",

@@ -194,9 +194,19 @@ class UnrecognisedLine(BaseModel):
     line_numbers: list[int] = Field(description="1-based, capped.")
 
 
+# What a log says as a whole, in one word: a failure with a root; only leads (lines that
+# resemble a reference without confidence); errors no reference covers; nothing wrong.
+LogVerdict = Literal["failure", "leads", "unrecognised", "quiet"]
+
+
 class Diagnosis(BaseModel):
     """The story of a log: its roots, likeliest first, and what failref could not read."""
 
+    verdict: LogVerdict = Field(
+        description="failure: it has a root; leads: lines resemble references, none with "
+        "confidence; unrecognised: error-looking lines that no reference covers; quiet: no "
+        "line matches a reference or looks like an error."
+    )
     roots: list[Root]
     unrecognised: list[UnrecognisedLine] = Field(description="The first of them, by line.")
     unrecognised_lines: int = Field(description="All error-looking lines that matched nothing.")

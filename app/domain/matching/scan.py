@@ -159,6 +159,7 @@ def scan_read(
 def _nothing_read(facts: ReadingFacts) -> Diagnosis:
     """The diagnosis of a log with no text: nothing but what was skipped."""
     return Diagnosis(
+        verdict="quiet",
         roots=[],
         unrecognised=[],
         unrecognised_lines=0,

@@ -34,6 +34,7 @@ from app.domain.matching.results import (
     Consequence,
     Diagnosis,
     LogLine,
+    LogVerdict,
     Root,
     ScanHit,
     UnrecognisedLine,
@@ -48,6 +49,8 @@ CONTEXT_AFTER = 3
 CONTEXT_CHARS = 500
 # Python's warnings module prints `UserWarning:`, `FutureWarning:` and the like.
 PYTHON_WARNING_RE = re.compile(r"\b[A-Z]\w*Warning:")
+# Levels of normal output: a line logged at them is never a failure by itself.
+QUIET_LEVELS = frozenset({"info", "debug"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +84,7 @@ def diagnose(
     ]
     built.sort(key=lambda root: (_advisory(root, lines), not root.consequences, root.line))
     return Diagnosis(
+        verdict=log_verdict(built, hits, total),
         roots=built,
         unrecognised=shown,
         unrecognised_lines=total,
@@ -89,6 +93,25 @@ def diagnose(
         all_ranks=ranks.complete,
         notes=notes,
     )
+
+
+def log_verdict(roots: Sequence[Root], hits: Sequence[ScanHit], unrecognised: int) -> LogVerdict:
+    """The log in one word (see `LogVerdict`): a root wins, then a lead that could be a
+    failure, then an error-looking line nothing covers; a log with none of them is quiet."""
+    if roots:
+        return "failure"
+    if any(_could_be_a_failure(hit) for hit in hits):
+        return "leads"
+    return "unrecognised" if unrecognised else "quiet"
+
+
+def _could_be_a_failure(hit: ScanHit) -> bool:
+    """A lead is normal output when it is a check's output read as not failing (the
+    concurrency vLLM prints at start-up) or a line logged at INFO or DEBUG (NCCL's
+    start-up lines): it is listed, and it does not make a healthy log look broken."""
+    if hit.verdict is not None and hit.verdict.state != "failing":
+        return False
+    return line_level(hit.example) not in QUIET_LEVELS
 
 
 def _shadowed(hit: ScanHit, confident: Sequence[ScanHit]) -> bool:

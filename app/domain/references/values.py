@@ -43,9 +43,12 @@ UNITS: dict[str, float] = {
     "gib": 2**30,
     "tib": 2**40,
 }
+# A number as logs print it: vLLM groups thousands (`GPU KV cache size: 1,028,832 tokens`),
+# so `,` followed by exactly three digits continues a number and `1,2,3` is a list.
+_DIGITS = r"\d{1,3}(?:,\d{3})+(?!\d)|\d+"
 VALUE_PATTERNS: dict[str, str] = {
-    "n": r"(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)",
-    "size": r"(\d+(?:\.\d+)?)\s*([KMGT]i?B|bytes|B)\b",
+    "n": rf"(-?(?:{_DIGITS})(?:\.\d+)?(?:[eE][-+]?\d+)?)",
+    "size": rf"((?:{_DIGITS})(?:\.\d+)?)\s*([KMGT]i?B|bytes|B)\b",
     "word": r"([\w.+-]+)",
 }
 # Text searched for values: a single message's lines, or the lines around a scan hit.
@@ -214,7 +217,7 @@ def _slot_pattern(slot: Slot) -> str:
 def _value(kind: ValueType, match: re.Match[str]) -> Value | None:
     if kind == "word":
         return match.group(1)
-    number = float(match.group(1))
+    number = float(match.group(1).replace(",", ""))
     if not math.isfinite(number):
         return None
     if kind == "size":

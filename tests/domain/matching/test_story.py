@@ -130,6 +130,32 @@ def test_error_looking_lines_nothing_matched_are_listed(index: MatchIndex) -> No
 
 
 @pytest.mark.parametrize(
+    ("lines", "verdict"),
+    [
+        pytest.param((SLOW_LINK, watchdog(0)), "failure", id="a-root"),
+        pytest.param(
+            (START.format(n=1), "ERROR: cache blocks memory not available for the engine"),
+            "leads",
+            id="a-resemblance-without-confidence",
+        ),
+        pytest.param(
+            (START.format(n=1), "Traceback (most recent call last):", "KeyError: 'lr'"),
+            "unrecognised",
+            id="an-error-nothing-covers",
+        ),
+        pytest.param(
+            (START.format(n=1), START.format(n=2), "checkpoint saved to /ckpt/step_2"),
+            "quiet",
+            id="training-output",
+        ),
+        pytest.param(("",), "quiet", id="empty"),
+    ],
+)
+def test_the_log_in_one_word(index: MatchIndex, lines: tuple[str, ...], verdict: str) -> None:
+    assert scan_log(index, log_of(*lines)).diagnosis.verdict == verdict
+
+
+@pytest.mark.parametrize(
     ("log", "note"),
     [
         pytest.param("\n\n   \n", "no line with text", id="blank"),

@@ -32,6 +32,20 @@ def test_a_value_is_found_after_the_literal_words_before_it() -> None:
 
 
 @pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        pytest.param("GPU KV cache size: 1,028,832 tokens", 1_028_832, id="grouped"),
+        pytest.param("GPU KV cache size: 76640 tokens", 76_640, id="plain"),
+        pytest.param("GPU KV cache size: 1,5 tokens", 1, id="a-list-is-not-a-number"),
+        pytest.param("GPU KV cache size: 12,3456 tokens", 12, id="four-digits-after-a-comma"),
+    ],
+)
+def test_numbers_grouped_in_thousands_are_read_whole(line: str, expected: float) -> None:
+    slots = template_slots("GPU KV cache size: <n:kv_tokens> tokens")
+    assert read_values(line, slots) == {"kv_tokens": expected}
+
+
+@pytest.mark.parametrize(
     ("text", "expected"),
     [
         pytest.param("2.00 GiB", 2 * 2**30, id="binary"),

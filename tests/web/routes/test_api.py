@@ -374,6 +374,7 @@ def test_a_scan_tells_the_story_roots_first(diagnosis_client: TestClient) -> Non
     body = diagnosis_client.post("/api/v1/scan", json={"log": log}).json()
     diagnosis = body["diagnosis"]
     assert set(diagnosis) == {
+        "verdict",
         "roots",
         "unrecognised",
         "unrecognised_lines",
@@ -382,6 +383,7 @@ def test_a_scan_tells_the_story_roots_first(diagnosis_client: TestClient) -> Non
         "all_ranks",
         "notes",
     }
+    assert diagnosis["verdict"] == "failure"
     (root,) = diagnosis["roots"]
     assert set(root) == {
         "id", "kind", "title", "line", "line_numbers", "count", "ranks", "hosts",

@@ -327,12 +327,29 @@ def test_a_log_lists_each_reference_with_its_lines(client: TestClient) -> None:
     assert context_of(response)["share_url"] is None
 
 
-def test_a_log_without_failures_says_so_and_names_the_closest(client: TestClient) -> None:
+def test_a_log_without_failures_says_so_and_names_no_reference(client: TestClient) -> None:
     log = progress_log(LOG_LINE_THRESHOLD + 5, {LOG_LINE_THRESHOLD: "collective stalls sometimes"})
     page = parse(client.post("/", data={"log": log}))
-    assert page.find("h1").text == "No confident match in this log"
-    assert "references closest to its last lines" in page.find("p", class_="verdict").text
-    assert page.find("li", class_="weak").attrs["data-reference-id"] == "slow-collective"
+    assert page.find("h1").text == "Nothing in this log looks like a failure"
+    assert "That is what a healthy run prints" in page.find("p", class_="verdict").text
+    assert page.find("h2", id="s-quiet").text == "If the run did fail or slow down"
+    assert page.find_all("li", class_="card") == []
+    assert page.find_all("details", class_="nearest") == []
+
+
+def test_a_log_with_errors_no_reference_covers_says_so(client: TestClient) -> None:
+    error = "RuntimeError: collective stalls sometimes"
+    log = progress_log(LOG_LINE_THRESHOLD + 5, {LOG_LINE_THRESHOLD: error})
+    page = parse(client.post("/", data={"log": log}))
+    assert page.find("h1").text == "No reference covers the errors in this log"
+    verdict = page.find("p", class_="verdict").text
+    assert verdict.startswith("1 line of this log looks like an error, and no reference covers it")
+    assert page.find_all("li", class_="card") == []
+    unrecognised = page.find("section", class_="unrecognised")
+    assert page.find("code", within=unrecognised).text == error
+    nearest = page.find("details", class_="nearest")
+    assert page.find("a", within=nearest).attrs["href"] == "/r/slow-collective"
+    assert page.find("form", class_="no-match-search").attrs["action"] == "/references"
 
 
 def story_log(*failures: str, padding: int = LOG_LINE_THRESHOLD) -> str:
