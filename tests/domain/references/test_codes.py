@@ -61,6 +61,8 @@ def test_codes_come_from_failure_messages_and_tags() -> None:
         pytest.param("hbm-memory-failures", ("dcgm", "85"), id="dcgm-pending-row-remap"),
         pytest.param("hbm-memory-failures", ("dcgm", "4"), id="dcgm-volatile-dbe"),
         pytest.param("allreduce-slow-link", ("dcgm", "99"), id="dcgm-nvlinks-up"),
+        pytest.param("allreduce-slow-link", ("dcgm", "14"), id="dcgm-nvlink-down"),
+        pytest.param("thermal-throttling-straggler", ("dcgm", "12"), id="dcgm-power"),
         pytest.param("thermal-throttling-straggler", ("dcgm", "41"), id="dcgm-thermal"),
         pytest.param("silent-data-corruption", ("dcgm", "58"), id="dcgm-memory-mismatch"),
     ],
