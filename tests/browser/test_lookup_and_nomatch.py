@@ -68,6 +68,12 @@ def test_no_match_is_said_plainly_with_coverage_search_and_browse(
         pytest.param("xid 48", "hbm-memory-failures", id="xid-48"),
         pytest.param("error 802", "nvswitch-fabric-manager", id="cuda-802"),
         pytest.param("ncclRemoteError", "nccl-network-transport-errors", id="nccl-name"),
+        pytest.param("ncclSystemError", "distributed-init-failure", id="nccl-system"),
+        pytest.param("SXid 20034", "nvlink-errors", id="sxid-20034"),
+        pytest.param("DCGM error 80", "hbm-memory-failures", id="dcgm-80"),
+        pytest.param("dcgm 85", "hbm-memory-failures", id="dcgm-85"),
+        pytest.param("DCGM error 4", "hbm-memory-failures", id="dcgm-4"),
+        pytest.param("dcgm 99", "allreduce-slow-link", id="dcgm-99"),
     ],
 )
 def test_a_code_typed_alone_goes_to_the_reference_that_owns_it(
@@ -79,10 +85,20 @@ def test_a_code_typed_alone_goes_to_the_reference_that_owns_it(
     assert console_errors == []
 
 
-def test_searching_the_references_for_a_code_finds_its_owner(page: Page) -> None:
-    page.goto("/references?q=xid+79")
+@pytest.mark.parametrize(
+    ("query", "reference_id"),
+    [
+        pytest.param("xid+79", "xid-79-fallen-off-bus", id="xid-79"),
+        pytest.param("sxid+20034", "nvlink-errors", id="sxid-20034"),
+        pytest.param("dcgm+error+80", "hbm-memory-failures", id="dcgm-80"),
+    ],
+)
+def test_searching_the_references_for_a_code_finds_its_owner(
+    page: Page, query: str, reference_id: str
+) -> None:
+    page.goto(f"/references?q={query}")
     cards = page.locator("main a[href^='/r/']")
-    expect(cards.first).to_have_attribute("href", "/r/xid-79-fallen-off-bus")
+    expect(cards.first).to_have_attribute("href", f"/r/{reference_id}")
     assert {cards.nth(i).get_attribute("href") for i in range(cards.count())} == {
-        "/r/xid-79-fallen-off-bus"
+        f"/r/{reference_id}"
     }

@@ -29,6 +29,8 @@ def shipped(reference_id: str) -> Reference:
         pytest.param("error 802", ("cuda", "802"), id="cuda-error"),
         pytest.param("CUDA error 802", ("cuda", "802"), id="cuda-error-spelled"),
         pytest.param("DCGM error 3", ("dcgm", "3"), id="dcgm"),
+        pytest.param("dcgm 80", ("dcgm", "80"), id="dcgm-short"),
+        pytest.param("dcgm error: 085", ("dcgm", "85"), id="dcgm-colon-leading-zero"),
         pytest.param("ncclRemoteError", ("nccl", "ncclremoteerror"), id="nccl-name"),
         pytest.param("ncclsystemerror", ("nccl", "ncclsystemerror"), id="nccl-lower"),
         pytest.param("Xid 79 on node 3", None, id="a-message-not-a-code"),
@@ -48,6 +50,35 @@ def test_codes_come_from_failure_messages_and_tags() -> None:
     assert ("cuda", "802") in codes_of(shipped("nvswitch-fabric-manager"))  # tag error-802
     assert ("nccl", "ncclremoteerror") in codes_of(shipped("nccl-network-transport-errors"))
     assert codes_of(shipped("pipeline-stage-imbalance")) == frozenset()
+
+
+@pytest.mark.parametrize(
+    ("reference_id", "code"),
+    [
+        pytest.param("nvlink-errors", ("sxid", "20034"), id="sxid-from-a-switch-message"),
+        pytest.param("distributed-init-failure", ("nccl", "ncclsystemerror"), id="nccl-system"),
+        pytest.param("hbm-memory-failures", ("dcgm", "80"), id="dcgm-row-remap-failure"),
+        pytest.param("hbm-memory-failures", ("dcgm", "85"), id="dcgm-pending-row-remap"),
+        pytest.param("hbm-memory-failures", ("dcgm", "4"), id="dcgm-volatile-dbe"),
+        pytest.param("allreduce-slow-link", ("dcgm", "99"), id="dcgm-nvlinks-up"),
+        pytest.param("allreduce-slow-link", ("dcgm", "14"), id="dcgm-nvlink-down"),
+        pytest.param("thermal-throttling-straggler", ("dcgm", "12"), id="dcgm-power"),
+        pytest.param("thermal-throttling-straggler", ("dcgm", "41"), id="dcgm-thermal"),
+        pytest.param("silent-data-corruption", ("dcgm", "58"), id="dcgm-memory-mismatch"),
+    ],
+)
+def test_shipped_codes_have_their_owner(reference_id: str, code: tuple[str, str]) -> None:
+    assert code in codes_of(shipped(reference_id))
+
+
+def test_an_sxid_line_gives_its_number_and_a_healthy_block_gives_none() -> None:
+    switch = "nvidia-nvswitch<n>: SXid (PCI:<word>): 20034, Fatal, Link <n> LTSSM Fault Up"
+    base = shipped("nvlink-errors")
+    failure = base.messages[0].model_copy(update={"text": switch})
+    healthy = failure.model_copy(update={"kind": "healthy"})
+    bare = base.model_copy(update={"tags": ["nvlink"]})
+    assert codes_of(bare.model_copy(update={"messages": [failure]})) == {("sxid", "20034")}
+    assert codes_of(bare.model_copy(update={"messages": [healthy]})) == frozenset()
 
 
 def test_a_code_claimed_twice_is_a_problem_of_the_second_file() -> None:
