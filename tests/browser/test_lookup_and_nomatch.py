@@ -4,7 +4,6 @@ to the reference that owns it."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -15,8 +14,6 @@ from app.config import PROJECT_ROOT
 
 pytestmark = pytest.mark.browser
 
-# As in test_pages.py: set to a folder (docs/screenshots) to keep the screenshots.
-SCREENSHOTS_ENV = "FAILREF_SCREENSHOTS_DIR"
 SHIPPED = len(list((PROJECT_ROOT / "references").glob("*.md"))) - 1  # less README.md
 NOTHING_LIKE_IT = "the coffee machine on floor 3 prints E42 when the tank is empty"
 
@@ -36,7 +33,7 @@ def paste(page: Page, text: str) -> None:
     ],
 )
 def test_no_match_is_said_plainly_with_coverage_search_and_browse(
-    page: Page, console_errors: list[str], width: int, height: int, shot: str, tmp_path: Path
+    page: Page, console_errors: list[str], width: int, height: int, shot: str, screenshots: Path
 ) -> None:
     page.set_viewport_size({"width": width, "height": height})
     paste(page, NOTHING_LIKE_IT)
@@ -49,9 +46,7 @@ def test_no_match_is_said_plainly_with_coverage_search_and_browse(
     )
     expect(page.locator("figure.excerpt")).to_have_count(0)  # no "matched in your text"
     expect(page.locator("li.card.result")).to_have_count(0)
-    folder = Path(os.environ.get(SCREENSHOTS_ENV) or tmp_path)
-    folder.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=folder / f"{shot}.png")
+    page.screenshot(path=screenshots / f"{shot}.png")
     assert_no_axe_violations(page)
     page.fill("#no-match-q", "kv cache")
     with page.expect_navigation():
