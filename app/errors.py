@@ -146,7 +146,7 @@ class SessionExpired(AuthError):
 
 
 class StaleBase(Conflict):
-    """The file changed since the editor's base version; nothing was written."""
+    """The reference changed since the editor's base version; nothing was written."""
 
     def __init__(self, message: str, current_text: str | None) -> None:
         super().__init__(message, field="base")

@@ -22,7 +22,8 @@ from app.store.texts import current_text
 
 logger = logging.getLogger(__name__)
 
-CONFLICT_LABELS = ("on disk now", "your version")
+# Neither store is named: the text saved now is the file in folder mode, a row otherwise.
+CONFLICT_LABELS = ("saved now", "your version")
 MARKER_LEFT = "a conflict marker is left in: keep the lines you want, then delete the markers"
 
 
@@ -144,7 +145,7 @@ def existing_file(library: Library, reference_id: str) -> tuple[str, str]:
     """`editable_file`, or NotFound."""
     found = editable_file(library, reference_id)
     if found is None:
-        raise NotFound(f"no reference file '{reference_id[:100]}'", field="id")
+        raise NotFound(f"no reference '{reference_id[:100]}'", field="id")
     return found
 
 

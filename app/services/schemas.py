@@ -91,7 +91,7 @@ class ErrorDetail(BaseModel):
         default=None, description="Every problem of an invalid reference file, with its line."
     )
     diff: str | None = Field(
-        default=None, description="On a conflict: the file on disk now versus the text sent."
+        default=None, description="On a conflict: the text saved now versus the text sent."
     )
 
 

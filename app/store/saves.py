@@ -160,9 +160,9 @@ def check_current(
         return
     if current is None:
         if base_hash is None:
-            raise NotFound(f"no reference file '{reference_id}'", field="id")
-        raise StaleBase("the file was deleted since you started; it was not re-created", None)
+            raise NotFound(f"no reference '{reference_id}'", field="id")
+        raise StaleBase("the reference was deleted since you started; it was not re-created", None)
     if base_hash is None:
         raise MissingBase("say which version you started from (If-Match or base)", field="base")
     if not secrets.compare_digest(current[1], base_hash):
-        raise StaleBase("the file changed since you started; nothing was saved", current[0])
+        raise StaleBase("the reference changed since you started; nothing was saved", current[0])

@@ -26,8 +26,8 @@ from app.store.models import DraftRow, ReferenceRow, RevisionRow
 REFERENCE = "stuck-rank"
 GIT_LINE = "3. **A host changed in git.**"
 MY_LINE = "3. **My change.**"
-CHANGED = "the file changed since you started; nothing was saved"
-DELETED = "the file was deleted since you started; it was not re-created"
+CHANGED = "the reference changed since you started; nothing was saved"
+DELETED = "the reference was deleted since you started; it was not re-created"
 
 
 def path_of(client: TestClient) -> Path:

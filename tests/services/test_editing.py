@@ -84,7 +84,7 @@ def test_a_browser_s_crlf_is_no_change_in_the_conflict_diff_or_the_draft(
     diff = raised.value.diff or ""
     changed = [line for line in diff.splitlines() if line[:1] in "+-"]
     assert changed == [
-        "--- on disk now",
+        "--- saved now",
         "+++ your version",
         "-3. **A dead host.** The process is gone.",
         "+3. **A host that died.** The process is gone.",

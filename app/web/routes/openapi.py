@@ -12,7 +12,7 @@ MEANINGS = {
     403: "Editing is off, or the request came from another site.",
     404: "Unknown id or name.",
     409: "Another reference took this id or alias meanwhile.",
-    412: "The file changed since that ETag; `diff` shows how.",
+    412: "The reference changed since that ETag; `diff` shows how.",
     413: "Body over the configured size limit.",
     415: "Body is not application/json.",
     422: "Invalid input, or a body that is not JSON; `field` names it (`body`).",
