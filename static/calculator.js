@@ -36,7 +36,7 @@ function clearErrors(form) {
   for (const message of form.querySelectorAll("[data-error-for]")) {
     message.hidden = true;
     message.textContent = "";
-    message.closest(".field")?.classList.remove("invalid");
+    message.closest(".field")?.classList.remove("invalid", "asking");
   }
   for (const element of form.elements) element.removeAttribute("aria-invalid");
 }
@@ -113,8 +113,11 @@ function liveCalculator(form) {
     }
   }
   form.addEventListener("input", (event) => {
-    // A value the reader changed is theirs now, no longer the one read from the paste.
-    event.target.closest(".field")?.querySelector("[data-from-line]")?.remove();
+    // A value the reader changed is theirs now, no longer the one read from the paste,
+    // nor one the paste could not give.
+    const field = event.target.closest(".field");
+    field?.querySelector("[data-from-line]")?.remove();
+    field?.querySelector("[data-ask]")?.remove();
     window.clearTimeout(timer);
     timer = window.setTimeout(run, DEBOUNCE_MS);
   });

@@ -1,7 +1,8 @@
 """The calculator a result opens with numbers from the paste: the first matched reference
 (or candidate cause of a matched symptom) whose calculator's rules read something in the
 text. Only what the paste prints is filled, each input marked with its line; the rest
-keeps the reference's worked example."""
+keeps the reference's worked example, and an input the read values need but the paste
+cannot give (the healthy bandwidth beside nccl-tests' degraded one) asks for the reader's."""
 
 from __future__ import annotations
 
@@ -43,7 +44,7 @@ def prefilled_calculator(
         preset = preset_inputs(calculator, reference.calculator.inputs)
         preset.update({name: item.value for name, item in found.items()})
         lines = {name: item.line for name, item in found.items()}
-        panel = build_panel(calculator, preset, {}, lines)
+        panel = build_panel(calculator, preset, {}, lines, calculator.asked_inputs(found))
         return PrefilledCalculator(reference.id, reference.title, panel)
     return None
 
