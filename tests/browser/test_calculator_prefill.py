@@ -168,7 +168,10 @@ def test_megatron_s_straggler_report_gives_the_slowdown_and_nothing_else(page: P
 def test_the_watchdog_s_timeout_meets_a_checkpoint_save(page: Page) -> None:
     paste(page, WATCHDOG)  # candidate 3 of the timeout: a checkpoint save on some ranks
     section = page.locator("section.prefilled")
-    expect(section).to_contain_text("Checkpoint saves stall training")
+    expect(section).to_contain_text(
+        "Checkpoint saves stall training (slow storage, rank-0 writes, huge optimizer state), "
+        "a candidate cause of"
+    )
     expect(page.locator("#calc-timeout_s")).to_have_value("600")  # Timeout(ms)=600000
     expect(page.locator("#calc-timeout_s-from")).to_have_text("from line 1")
     expect(section.locator("output[data-output=outlasts_timeout]")).to_have_text("no")

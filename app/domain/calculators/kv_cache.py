@@ -150,13 +150,13 @@ INPUTS = (
     ),
     InputSpec(
         "cache_tokens",
-        "KV cache size (tokens, as the server prints it)",
+        "KV cache size, as the server prints it",
         "tokens",
         "integer",
         None,
         minimum=1,
         maximum=MAX_CACHE_TOKENS,
-        help="vLLM prints it at start-up (`GPU KV cache size: 1,028,832 tokens`); when "
+        help="vLLM prints it at start-up (GPU KV cache size: 1,028,832 tokens); when "
         "given, it replaces KV cache memory / bytes per token in what fits. Leave it empty "
         "to work it out from the memory.",
         optional=True,

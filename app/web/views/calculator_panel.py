@@ -120,16 +120,15 @@ def _with_error(
 ) -> tuple[PanelField, ...]:
     """The fields with `error` beside the input it names; when that input was read from a
     paste and the panel asks for another one, the problem is the asked input's worked
-    example, so it goes there, as a request for the reader's value, naming the line."""
+    example, so it goes there, beside the request for the reader's value, naming the line."""
     asked = [field for field in fields if field.ask is not None]
     line = lines.get(error.field or "")
     if asked and line is not None:
         read = next(field for field in fields if field.spec.name == error.field)
         unit = f" {read.spec.unit}" if read.spec.unit else ""
         message = (
-            f"{read.spec.label} from line {line} ({read.value}{unit}) "
-            f"{error.message}. The {asked[0].value} here is the worked example’s: "
-            f"{asked[0].ask}."
+            f"The {asked[0].value} here is the worked example’s, and {read.spec.label} "
+            f"from line {line} ({read.value}{unit}) {error.message}."
         )
         return tuple(replace(f, error=message, asking=True) if f is asked[0] else f for f in fields)
     named = [field for field in fields if field.spec.name == error.field] or list(fields[:1])
