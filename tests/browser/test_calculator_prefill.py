@@ -61,7 +61,6 @@ STRAGGLER_REPORT = (
 NCCL_TESTS = "[1,0]<stdout>:# Avg bus bandwidth    : 92.3405"
 # A message that holds no number any calculator takes.
 NO_NUMBERS = "RuntimeError: CUDA error: an illegal memory access was encountered"
-SHOTS = Path("/tmp/w18e-shots")
 
 
 def paste(page: Page, text: str) -> None:
@@ -181,9 +180,8 @@ def test_the_watchdog_s_timeout_meets_a_checkpoint_save(page: Page) -> None:
 
 
 def test_nccl_tests_asks_for_the_healthy_bandwidth_instead_of_an_error(
-    open_page: Callable[..., Page], console_errors: list[str]
+    open_page: Callable[..., Page], console_errors: list[str], tmp_path: Path
 ) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
     for viewport, name in (
         ({"width": 1280, "height": 900}, "desktop"),
         ({"width": 390, "height": 844}, "phone"),
@@ -205,7 +203,7 @@ def test_nccl_tests_asks_for_the_healthy_bandwidth_instead_of_an_error(
             "Outputs: enter your Healthy bandwidth above"
         )
         page.locator("#calc-baseline_gbps").scroll_into_view_if_needed()
-        page.screenshot(path=SHOTS / f"{name}-nccl-tests-asks-healthy.png")
+        page.screenshot(path=shots_folder(tmp_path) / f"{name}-nccl-tests-asks-healthy.png")
         assert_no_axe_violations(page)
     page.fill("#calc-baseline_gbps", "180")  # the reader's healthy busbw: outputs, live
     expect(page.locator("#calc-baseline_gbps-ask")).to_have_count(0)

@@ -5,17 +5,23 @@ out cause 1" and the calculator's Workers default to 256."""
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 from browser.axe import assert_no_axe_violations
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, ViewportSize, expect
 
 REFERENCE = "/r/allreduce-slow-link"
 CHECKS = "section[aria-labelledby=s-checks]"
-SHOTS = Path("/tmp/w18e-shots")
+# As in test_pages.py: set to a folder (docs/screenshots) to keep the screenshots.
+SCREENSHOTS_ENV = "FAILREF_SCREENSHOTS_DIR"
+VIEWPORTS: tuple[tuple[ViewportSize, str], ...] = (
+    ({"width": 1280, "height": 900}, "desktop"),
+    ({"width": 390, "height": 844}, "phone"),
+)
 
 
 def query(page: Page) -> dict[str, list[str]]:
@@ -57,9 +63,10 @@ def test_without_javascript_each_form_keeps_the_other_s_values(
 
 
 def test_with_javascript_the_live_calculator_and_the_marks_share_the_address(
-    open_page: Callable[..., Page], console_errors: list[str]
+    open_page: Callable[..., Page], console_errors: list[str], tmp_path: Path
 ) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
+    shots = Path(os.environ.get(SCREENSHOTS_ENV) or tmp_path)
+    shots.mkdir(parents=True, exist_ok=True)
     page = open_page()
     page.goto(f"{REFERENCE}?check1=rules_out")
     page.fill("#calc-workers", "64")  # live: the address follows, the mark stays in it
@@ -80,12 +87,9 @@ def test_with_javascript_the_live_calculator_and_the_marks_share_the_address(
     calculate(page)
     assert query(page)["check1"] == ["rules_out"]
     assert query(page)["workers"] == ["32"]
-    for viewport, name in (
-        ({"width": 1280, "height": 900}, "desktop"),
-        ({"width": 390, "height": 844}, "phone"),
-    ):
-        page.set_viewport_size(viewport)  # type: ignore[arg-type]
+    for viewport, name in VIEWPORTS:
+        page.set_viewport_size(viewport)
         page.locator("#calculator").scroll_into_view_if_needed()
-        page.screenshot(path=SHOTS / f"{name}-reference-marks-and-calculator.png")
+        page.screenshot(path=shots / f"{name}-reference-marks-and-calculator.png")
     assert_no_axe_violations(page)
     assert console_errors == []
