@@ -24,19 +24,43 @@ function formatOutput(value, percent) {
   return formatNumber(percent ? value * 100 : value);
 }
 
+// The calculator's own inputs: not the hidden ones that carry the check marks along.
 function readInputs(form) {
   const inputs = {};
   for (const element of form.elements) {
-    if (element.name) inputs[element.name] = element.value;
+    if (element.name && !("carried" in element.dataset)) inputs[element.name] = element.value;
   }
   return inputs;
+}
+
+// The check-mark form of the same page carries the calculator's inputs the address holds
+// (the live panel keeps them there), so re-ranking keeps the calculator as it stands.
+function carryIntoCheckMarks(form) {
+  const path = new URL(form.action).pathname;
+  const names = Object.keys(readInputs(form));
+  for (const marks of document.querySelectorAll("form.check-marks")) {
+    if (new URL(marks.action).pathname !== path) continue;
+    marks.addEventListener("submit", () => {
+      const params = new URL(window.location.href).searchParams;
+      for (const name of names) {
+        marks.querySelector(`input[type=hidden][name="${CSS.escape(name)}"]`)?.remove();
+        if (!params.has(name)) continue;
+        const hidden = document.createElement("input");
+        hidden.type = "hidden";
+        hidden.name = name;
+        hidden.value = params.get(name);
+        hidden.dataset.carried = "";
+        marks.prepend(hidden);
+      }
+    });
+  }
 }
 
 function clearErrors(form) {
   for (const message of form.querySelectorAll("[data-error-for]")) {
     message.hidden = true;
     message.textContent = "";
-    message.closest(".field")?.classList.remove("invalid");
+    message.closest(".field")?.classList.remove("invalid", "asking");
   }
   for (const element of form.elements) element.removeAttribute("aria-invalid");
 }
@@ -100,10 +124,11 @@ function liveCalculator(form) {
     }
     clearErrors(form);
     // The address follows the inputs, so a reload or a shared link shows the same panel;
-    // not on a results page, whose panel submits to its reference's page.
+    // the other parameters (the check marks) stay. Not on a results page, whose panel
+    // submits to its reference's page.
     const url = new URL(window.location.href);
     if (new URL(form.action).pathname === url.pathname) {
-      url.search = new URLSearchParams(inputs).toString();
+      for (const [name, value] of Object.entries(inputs)) url.searchParams.set(name, value);
       window.history.replaceState(null, "", url);
     }
     if (response.ok) {
@@ -113,12 +138,16 @@ function liveCalculator(form) {
     }
   }
   form.addEventListener("input", (event) => {
-    // A value the reader changed is theirs now, no longer the one read from the paste.
-    event.target.closest(".field")?.querySelector("[data-from-line]")?.remove();
+    // A value the reader changed is theirs now, no longer the one read from the paste,
+    // nor one the paste could not give.
+    const field = event.target.closest(".field");
+    field?.querySelector("[data-from-line]")?.remove();
+    field?.querySelector("[data-ask]")?.remove();
     window.clearTimeout(timer);
     timer = window.setTimeout(run, DEBOUNCE_MS);
   });
   form.classList.add("live");
+  carryIntoCheckMarks(form);
 }
 
 document.addEventListener("DOMContentLoaded", () => {

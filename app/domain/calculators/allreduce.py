@@ -142,13 +142,21 @@ OUTPUTS = (
 )
 
 # nccl-tests' summary line: the bus bandwidth measured on the link being diagnosed, so it
-# is the degraded one, in the ring (busbw) convention.
+# is the degraded one, in the ring (busbw) convention. The healthy figure is never in the
+# same paste, so the panel asks for it rather than judging 92 GB/s against the example's 50.
 EXTRACT = (
     ExtractionRule(
         "slow_gbps",
         r"# Avg bus bandwidth\s*: (?P<value>[0-9][0-9.]*)",
         example="[1,0]<stdout>:# Avg bus bandwidth    : 92.3405",
         sets=(("algorithm", "ring"),),
+        asks=(
+            (
+                "baseline_gbps",
+                "enter the bus bandwidth nccl-tests reaches on healthy nodes of the same "
+                "fabric (the same test, message size and GPU count)",
+            ),
+        ),
     ),
 )
 

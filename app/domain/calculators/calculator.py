@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from app.errors import CalculatorInputError
 
 from .coerce import coerce_input
-from .extract import ExtractionRule, Found, check_rules, extract_inputs
+from .extract import ExtractionRule, Found, asked_inputs, check_rules, extract_inputs
 from .schema import input_schema
 from .spec import (
     CalculatorResult,
@@ -90,6 +90,10 @@ class Calculator:
     def read_inputs(self, text: str) -> dict[str, Found]:
         """The inputs this calculator's rules read in a pasted text, with their lines."""
         return extract_inputs(self.inputs, self.extract, text)
+
+    def asked_inputs(self, found: Mapping[str, Found]) -> dict[str, str]:
+        """The inputs the values `found` need but a paste cannot give, with what to enter."""
+        return asked_inputs(self.extract, found)
 
     def defaults(self) -> dict[str, object]:
         """The default inputs (the worked example), lists as fresh lists."""

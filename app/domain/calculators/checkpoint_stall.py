@@ -6,6 +6,7 @@ answers that one."""
 from __future__ import annotations
 
 from .calculator import Calculator, InputValues
+from .extract import ExtractionRule
 from .limits import MAX_BANDWIDTH_GBPS, MAX_SIZE_GB, MIN_BANDWIDTH_GBPS
 from .spec import InputSpec, OutputSpec, OutputValue, Source
 
@@ -19,6 +20,8 @@ MIN_CHECKPOINT_GB = 0.001
 MIN_INTERVAL_MINUTES = 0.01
 # A week of training between two saves is beyond any job that checkpoints at all.
 MAX_INTERVAL_MINUTES = 10_080.0
+# A collective timeout of a week or more is no timeout at all.
+MAX_TIMEOUT_S = 604_800.0
 
 
 def blocking_seconds(
@@ -41,11 +44,14 @@ def _compute(values: InputValues) -> dict[str, OutputValue]:
     interval_seconds = values.number("interval_minutes") * SECONDS_PER_MINUTE
     blocked = blocking_seconds(values.choice("mode"), write_seconds, copy_seconds, interval_seconds)
     lost = blocked / (interval_seconds + blocked)
+    timeout_s = values.number("timeout_s")
     return {
         "write_seconds": write_seconds,
         "blocking_seconds": blocked,
         "lost_fraction": lost,
         "lost_hours_per_day": lost * HOURS_PER_DAY,
+        "timeout_share": blocked / timeout_s,
+        "outlasts_timeout": blocked > timeout_s,
     }
 
 
@@ -109,6 +115,18 @@ INPUTS = (
         "Async only: how fast all ranks together stage the state into CPU memory (pinned "
         "buffers copy faster than pageable ones).",
     ),
+    InputSpec(
+        "timeout_s",
+        "Collective timeout",
+        "s",
+        "number",
+        600.0,
+        minimum=1.0,
+        maximum=MAX_TIMEOUT_S,
+        help="The process group's timeout: ranks that reach a collective while the save "
+        "blocks wait in it, and the NCCL watchdog ends the job past this (it prints "
+        "Timeout(ms)=600000 for 600 s).",
+    ),
 )
 
 OUTPUTS = (
@@ -131,6 +149,28 @@ OUTPUTS = (
         "Blocked time / (interval + blocked time).",
     ),
     OutputSpec("lost_hours_per_day", "Hours lost per day", "h", "24 × the share lost."),
+    OutputSpec(
+        "timeout_share",
+        "Blocked time against the collective timeout",
+        "fraction",
+        "Blocked per save / timeout: above 100% the waiting ranks time out.",
+    ),
+    OutputSpec("outlasts_timeout", "Outlasts the collective timeout", "", "blocked > timeout."),
+)
+
+# PyTorch's NCCL watchdog line names the timeout of the collective that expired
+# (tests/data/labelled/nccl-collective-timeout.yaml), in milliseconds.
+EXTRACT = (
+    ExtractionRule(
+        "timeout_s",
+        r"Timeout\((?P<unit>ms)\)=(?P<value>[0-9]+)\)",
+        units={"ms": 0.001},
+        example=(
+            "[E ProcessGroupNCCL.cpp:737] [Rank 1] Watchdog caught collective operation "
+            "timeout: WorkNCCL(SeqNum=469508, OpType=ALLREDUCE, Timeout(ms)=1800000) ran for "
+            "1802212 milliseconds before timi"
+        ),
+    ),
 )
 
 CALCULATOR = Calculator(
@@ -140,12 +180,13 @@ CALCULATOR = Calculator(
         "A synchronous save stops training for as long as the write takes; an asynchronous "
         "one only for the copy into host memory, unless saves come faster than the storage "
         "can absorb them. Defaults: an illustrative 100 GB checkpoint written at 1 GB/s "
-        "every 30 minutes; for how often to save, see checkpoint-interval."
+        "every 30 minutes, against a 600 s collective timeout; for how often to save, see "
+        "checkpoint-interval."
     ),
     formula=(
         "write = size / write_bandwidth; blocked = write (sync) or size / copy_bandwidth + "
         "max(0, write − interval) (async); lost = blocked / (interval + blocked); hours per "
-        "day = 24 · lost"
+        "day = 24 · lost; outlasts the timeout when blocked > timeout"
     ),
     source_title=(
         "Reducing Model Checkpointing Times by Over 10x with PyTorch Distributed "
@@ -155,6 +196,7 @@ CALCULATOR = Calculator(
     inputs=INPUTS,
     outputs=OUTPUTS,
     compute=_compute,
+    extract=EXTRACT,
     see_also=(
         Source(
             "PyTorch recipe: Asynchronous Saving with Distributed Checkpoint (DCP)",

@@ -31,6 +31,8 @@ MIN_CAPACITY_GB = 0.001
 MAX_CAPACITY_GB = 10_000_000.0
 # Keeps floor(capacity / bytes) exact when the capacity is an exact multiple.
 FLOOR_TOLERANCE = 1e-12
+# A trillion cached tokens is beyond any server (vLLM prints about a million per GPU).
+MAX_CACHE_TOKENS = 1_000_000_000_000
 
 
 def derived_bytes_per_token(
@@ -52,15 +54,24 @@ def _bytes_per_token(values: InputValues) -> float:
     return direct
 
 
+def _capacity_tokens(values: InputValues, bytes_per_token: float) -> float:
+    """The tokens the cache holds: the server's own count when given (it knows its block
+    layout and dtype), else the memory divided by the bytes per token."""
+    counted = values.optional_number("cache_tokens")
+    if counted is not None:
+        return counted
+    return values.number("capacity_gb") * BYTES_PER_GB / bytes_per_token
+
+
 def _compute(values: InputValues) -> dict[str, OutputValue]:
     bytes_per_token = _bytes_per_token(values)
     sequences = values.integer("sequences")
     tokens = values.integer("tokens_per_sequence")
     block_tokens = values.integer("block_tokens")
-    capacity_bytes = values.number("capacity_gb") * BYTES_PER_GB
     sequence_bytes = bytes_per_token * tokens
     total_bytes = sequence_bytes * sequences
-    max_sequences = math.floor(capacity_bytes / sequence_bytes * (1 + FLOOR_TOLERANCE))
+    capacity_tokens = _capacity_tokens(values, bytes_per_token)
+    max_sequences = math.floor(capacity_tokens / tokens * (1 + FLOOR_TOLERANCE))
     blocks_per_sequence = -(-tokens // block_tokens)
     paged_bytes = sequences * blocks_per_sequence * block_tokens * bytes_per_token
     return {
@@ -68,7 +79,8 @@ def _compute(values: InputValues) -> dict[str, OutputValue]:
         "kv_mb_per_token": bytes_per_token / BYTES_PER_MB,
         "gb_per_sequence": sequence_bytes / BYTES_PER_GB,
         "total_gb": total_bytes / BYTES_PER_GB,
-        "utilization": total_bytes / capacity_bytes,
+        "capacity_tokens": math.floor(capacity_tokens * (1 + FLOOR_TOLERANCE)),
+        "utilization": sequences * tokens / capacity_tokens,
         "fits": sequences <= max_sequences,
         "max_sequences": max_sequences,
         "blocks": sequences * blocks_per_sequence,
@@ -137,6 +149,19 @@ INPUTS = (
         help="Memory left for the KV cache after weights and activations, in 10^9 bytes.",
     ),
     InputSpec(
+        "cache_tokens",
+        "KV cache size, as the server prints it",
+        "tokens",
+        "integer",
+        None,
+        minimum=1,
+        maximum=MAX_CACHE_TOKENS,
+        help="vLLM prints it at start-up (GPU KV cache size: 1,028,832 tokens); when "
+        "given, it replaces KV cache memory / bytes per token in what fits. Leave it empty "
+        "to work it out from the memory.",
+        optional=True,
+    ),
+    InputSpec(
         "block_tokens",
         "Tokens per block",
         "tokens",
@@ -153,21 +178,43 @@ OUTPUTS = (
     OutputSpec("kv_mb_per_token", "KV per token", "MB"),
     OutputSpec("gb_per_sequence", "KV per sequence", "GB"),
     OutputSpec("total_gb", "KV cache needed", "GB", "sequences · tokens · bytes per token."),
-    OutputSpec("utilization", "Share of memory needed", "fraction", "Above 1 does not fit."),
+    OutputSpec(
+        "capacity_tokens",
+        "Tokens the cache holds",
+        "tokens",
+        "The server's count when given, else memory / bytes per token.",
+    ),
+    OutputSpec(
+        "utilization",
+        "Share of the cache needed",
+        "fraction",
+        "sequences · tokens / tokens the cache holds; above 1 does not fit.",
+    ),
     OutputSpec("fits", "Fits", "", "sequences ≤ max_sequences."),
-    OutputSpec("max_sequences", "Sequences that fit", "sequences", "At this length."),
+    OutputSpec(
+        "max_sequences",
+        "Sequences that fit",
+        "sequences",
+        "floor(tokens the cache holds / tokens per sequence).",
+    ),
     OutputSpec("blocks", "Paged blocks", "blocks", "sequences · ceil(tokens / block)."),
     OutputSpec("paged_gb", "KV cache in whole blocks", "GB", "Blocks · block · bytes per token."),
 )
 
-# vLLM's start-up lines: the memory left for the KV cache and the request length its
-# concurrency is reported for (tests/data/labelled/healthy.yaml).
+# vLLM's start-up lines: the memory left for the KV cache, the tokens that memory holds
+# and the request length its concurrency is reported for (tests/data/labelled/healthy.yaml,
+# tests/data/wholelogs/healthy_vllm_server_startup.log).
 EXTRACT = (
     ExtractionRule(
         "capacity_gb",
         r"Available KV cache memory: (?P<value>[0-9][0-9.,]*) (?P<unit>GiB|MiB)",
         units=TO_GB,
         example="INFO 01-29 05:21:42 [gpu_worker.py:356] Available KV cache memory: 64.73 GiB",
+    ),
+    ExtractionRule(
+        "cache_tokens",
+        r"GPU KV cache size: (?P<value>[0-9][0-9,]*) tokens",
+        example="INFO 06-10 06:16:44 [kv_cache_utils.py:637] GPU KV cache size: 1,028,832 tokens",
     ),
     ExtractionRule(
         "tokens_per_sequence",
@@ -186,12 +233,14 @@ CALCULATOR = Calculator(
         "The KV cache grows with every token of every concurrent sequence; when it no longer "
         "fits, a server preempts, swaps or rejects requests. Defaults: Llama 2 70B (80 "
         "layers, 8 KV heads, head dimension 128, bf16), 512 sequences of 4,096 tokens "
-        "against 1,000 GB."
+        "against 1,000 GB. The token count a server prints at start-up, when given, "
+        "replaces the memory in what fits."
     ),
     formula=(
         "bytes per token = 2 · layers · kv_heads · head_dim · bytes_per_value; total = "
-        "sequences · tokens · bytes per token; max sequences = floor(capacity / (tokens · "
-        "bytes per token)); blocks = sequences · ceil(tokens / block_tokens)"
+        "sequences · tokens · bytes per token; cache tokens = the server's count, else "
+        "capacity / bytes per token; max sequences = floor(cache tokens / tokens); blocks = "
+        "sequences · ceil(tokens / block_tokens)"
     ),
     source_title="Efficient Memory Management for Large Language Model Serving with PagedAttention",
     source_url="https://arxiv.org/abs/2309.06180",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .calculator import Calculator, InputValues
+from .extract import ExtractionRule
 from .limits import MAX_DURATION_MS, MAX_STEPS, MIN_DURATION_MS
 from .spec import InputSpec, OutputSpec, OutputValue
 
@@ -101,13 +102,34 @@ OUTPUTS = (
     ),
 )
 
+# Megatron's StragglerDetector report (`--log-straggler`, README_STRAGGLER.md): the
+# fastest and the slowest rank's round-trip time and which ranks they are. Their ratio is
+# the slowdown of the slowest rank, against the fastest rather than the median of the
+# healthy ranks, so it is the upper end of what the report supports. A report whose two
+# ranks are the same rank describes one rank and fills nothing. Step times printed per
+# rank are not read: a synchronous step ends when the slowest rank does, so they come out
+# nearly equal on every rank and would hide the straggler (and Megatron's iteration line
+# and DeepSpeed's timer breakdown are printed by one rank only).
+EXTRACT = (
+    ExtractionRule(
+        "slow_factor",
+        r"MnRtt/Rnk: (?P<per>[0-9][0-9.]*)ms/(?P<fastest>\d+) \| "
+        r"MxRtt/Rnk: (?P<value>[0-9][0-9.]*)ms/(?!(?P=fastest)\b)\d+",
+        example=(
+            "2024-10-23 01:29:30] [INFO] | MnRtt/Rnk: 1446.49ms/13 | MxRtt/Rnk: 1570.32ms/30 "
+            "| MnPwr/Rnk: 617923.00W/0"
+        ),
+    ),
+)
+
 CALCULATOR = Calculator(
     name=NAME,
     title="One straggler in a synchronous job",
     summary=(
         "A synchronous step ends when the slowest rank finishes, so one slow GPU makes "
         "every other GPU wait. Defaults: 1,024 ranks, 300 ms compute, 100 ms exposed "
-        "communication, one rank 1.5× slower, 1,000 steps."
+        "communication, one rank 1.5× slower, 1,000 steps. From a Megatron straggler "
+        "report the slowdown is the slowest rank's round-trip time over the fastest's."
     ),
     formula=(
         "step = max over ranks of compute + comm; normal = compute + comm; with straggler "
@@ -118,4 +140,5 @@ CALCULATOR = Calculator(
     inputs=INPUTS,
     outputs=OUTPUTS,
     compute=_compute,
+    extract=EXTRACT,
 )

@@ -39,7 +39,7 @@ from app.web.guards import OptionalEditor, Writable, remember_signed_in, same_or
 from app.web.ratelimit import RateLimited, spend_budget
 from app.web.templating import page, page_path
 from app.web.views.calculator_panel import CalculatorPanel, build_panel, preset_inputs
-from app.web.views.check_marks import check_board, symptom_boards
+from app.web.views.check_marks import carried_state, check_board, symptom_boards
 from app.web.views.log_view import linked_lines, log_view
 from app.web.views.paste import CONTEXT_LABELS, EXAMPLES, PasteForm, PasteLimits
 from app.web.views.prefill import prefilled_calculator
@@ -207,12 +207,14 @@ def reference_page(
         calculator = get_calculator(reference.calculator.name)
         preset = preset_inputs(calculator, reference.calculator.inputs)
         panel = build_panel(calculator, preset, request.query_params)
+    inputs = [spec.name for spec in panel.calculator.inputs] if panel else []
     return page(
         request,
         "reference.html",
         status=panel_status(panel),
         reference=reference,
         board=board,
+        carried=carried_state(request.query_params, board.checks, inputs),
         outcome_thanks=request.query_params.get("outcome") == "thanks",
         related=related_references(catalog, reference),
         panel=panel,

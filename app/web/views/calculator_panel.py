@@ -26,12 +26,16 @@ NO_VALUE = "—"
 
 @dataclass(frozen=True, slots=True)
 class PanelField:
-    """One input as the form shows it: the text in the box and any problem with it."""
+    """One input as the form shows it: the text in the box and any problem with it; for a
+    panel filled from a paste, the line the value came from, or (`ask`) what to enter in
+    an input the paste cannot give, and `asking` when the outputs wait for that value."""
 
     spec: InputSpec
     value: str
     error: str | None = None
     from_line: int | None = None
+    ask: str | None = None
+    asking: bool = False
 
     @property
     def html_id(self) -> str:
@@ -64,26 +68,35 @@ class CalculatorPanel:
         """The labels of the inputs to fix, as the outputs' caption names them."""
         return tuple(field.spec.label for field in self.fields if field.error)
 
+    @property
+    def waits_for_reader(self) -> bool:
+        """The outputs wait for a value the paste could not give, not for a fix."""
+        return any(field.asking for field in self.fields)
+
 
 def build_panel(
     calculator: Calculator,
     preset: Mapping[str, object],
     query: Mapping[str, str],
     from_lines: Mapping[str, int] | None = None,
+    asks: Mapping[str, str] | None = None,
 ) -> CalculatorPanel:
     """The panel for the inputs in `query` (a submitted form), the rest from `preset`;
-    `from_lines` marks the inputs read from a paste with the line they came from."""
+    `from_lines` marks the inputs read from a paste with the line they came from, and
+    `asks` the inputs the paste cannot give with what the reader should enter."""
     raw = {
         spec.name: query[spec.name] if spec.name in query else preset.get(spec.name, spec.default)
         for spec in calculator.inputs
     }
     lines = from_lines or {}
+    prompts = asks or {}
     fields = tuple(
         PanelField(
             spec,
             show_input(raw[spec.name]),
             _problem(spec, raw[spec.name]),
             lines.get(spec.name),
+            prompts.get(spec.name),
         )
         for spec in calculator.inputs
     )
@@ -92,7 +105,7 @@ def build_panel(
     try:
         result = calculator.run(raw)
     except CalculatorInputError as error:  # inputs fine alone but not together (top_k > experts)
-        return _without_outputs(calculator, _with_error(fields, error))
+        return _without_outputs(calculator, _with_error(fields, error, lines))
     outputs = tuple(_output(spec, result.outputs[spec.name]) for spec in calculator.outputs)
     return CalculatorPanel(calculator, fields, outputs)
 
@@ -103,8 +116,21 @@ def _without_outputs(calculator: Calculator, fields: tuple[PanelField, ...]) -> 
 
 
 def _with_error(
-    fields: tuple[PanelField, ...], error: CalculatorInputError
+    fields: tuple[PanelField, ...], error: CalculatorInputError, lines: Mapping[str, int]
 ) -> tuple[PanelField, ...]:
+    """The fields with `error` beside the input it names; when that input was read from a
+    paste and the panel asks for another one, the problem is the asked input's worked
+    example, so it goes there, beside the request for the reader's value, naming the line."""
+    asked = [field for field in fields if field.ask is not None]
+    line = lines.get(error.field or "")
+    if asked and line is not None:
+        read = next(field for field in fields if field.spec.name == error.field)
+        unit = f" {read.spec.unit}" if read.spec.unit else ""
+        message = (
+            f"The {asked[0].value} here is the worked example’s, and {read.spec.label} "
+            f"from line {line} ({read.value}{unit}) {error.message}."
+        )
+        return tuple(replace(f, error=message, asking=True) if f is asked[0] else f for f in fields)
     named = [field for field in fields if field.spec.name == error.field] or list(fields[:1])
     return tuple(replace(f, error=error.message) if f is named[0] else f for f in fields)
 

@@ -24,6 +24,31 @@ MARKED_REFERENCE_PARAM = "r"
 
 
 @dataclass(frozen=True, slots=True)
+class CarriedState:
+    """What each form of a reference page carries of the other's state as hidden inputs,
+    so submitting one keeps the other's values in the URL: the check marks ride along with
+    the calculator's inputs and the calculator's inputs with the marks."""
+
+    for_checks: tuple[tuple[str, str], ...]
+    for_calculator: tuple[tuple[str, str], ...]
+
+
+def carried_state(
+    query: Mapping[str, str], checks: Iterable[CheckRow], calculator_inputs: Iterable[str]
+) -> CarriedState:
+    """The parameters of `query` each form must carry: the calculator's inputs for the
+    check form, the checks' marks (those given, in the URL's order) for the calculator."""
+    marks = {row.field for row in checks}
+    inputs = set(calculator_inputs)
+    return CarriedState(
+        for_checks=tuple((name, value) for name, value in query.items() if name in inputs),
+        for_calculator=tuple(
+            (name, value) for name, value in query.items() if name in marks and value
+        ),
+    )
+
+
+@dataclass(frozen=True, slots=True)
 class CauseLink:
     """A cause a check names: its number, title and anchor on the reference page."""
 

@@ -1,7 +1,8 @@
 """The calculator a result opens with numbers from the paste: the first matched reference
 (or candidate cause of a matched symptom) whose calculator's rules read something in the
 text. Only what the paste prints is filled, each input marked with its line; the rest
-keeps the reference's worked example."""
+keeps the reference's worked example, and an input the read values need but the paste
+cannot give (the healthy bandwidth beside nccl-tests' degraded one) asks for the reader's."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ class PrefilledCalculator:
     reference_id: str
     reference_title: str
     panel: CalculatorPanel
+    candidate_of: str | None = None
 
     @property
     def filled(self) -> int:
@@ -32,7 +34,7 @@ def prefilled_calculator(
     catalog: Catalog, outcome: Outcome, text: str
 ) -> PrefilledCalculator | None:
     """The panel of the first reference of `outcome` whose calculator reads `text`."""
-    for reference_id in _references_in_order(outcome):
+    for reference_id, symptom_id in _references_in_order(outcome):
         reference = catalog.references.get(reference_id)
         if reference is None or reference.calculator is None:
             continue
@@ -43,15 +45,17 @@ def prefilled_calculator(
         preset = preset_inputs(calculator, reference.calculator.inputs)
         preset.update({name: item.value for name, item in found.items()})
         lines = {name: item.line for name, item in found.items()}
-        panel = build_panel(calculator, preset, {}, lines)
-        return PrefilledCalculator(reference.id, reference.title, panel)
+        panel = build_panel(calculator, preset, {}, lines, calculator.asked_inputs(found))
+        symptom = catalog.references.get(symptom_id) if symptom_id else None
+        via = symptom.title if symptom is not None else None
+        return PrefilledCalculator(reference.id, reference.title, panel, via)
     return None
 
 
-def _references_in_order(outcome: Outcome) -> Iterator[str]:
+def _references_in_order(outcome: Outcome) -> Iterator[tuple[str, str | None]]:
     """Confident matches and diagnostic lines read (nccl-tests' summary, vLLM's start-up
     figures: right references even when their values read healthy) in rank order, each
-    followed by its candidate causes."""
+    followed by its candidate causes (with the id of the match they are candidates of)."""
     seen: set[str] = set()
     hits: list[tuple[str, list[CandidateMatch]]] = []
     if outcome.scan is not None:
@@ -63,4 +67,4 @@ def _references_in_order(outcome: Outcome) -> Iterator[str]:
         for found in (reference_id, *(c.id for c in candidates if c.id)):
             if found not in seen:
                 seen.add(found)
-                yield found
+                yield found, (reference_id if found != reference_id else None)

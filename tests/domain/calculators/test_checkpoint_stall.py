@@ -21,6 +21,8 @@ def test_worked_example() -> None:
         "blocking_seconds": 100.0,
         "lost_fraction": 0.052632,
         "lost_hours_per_day": 1.263158,
+        "timeout_share": 0.166667,  # 100 s of a 600 s collective timeout
+        "outlasts_timeout": False,
     }
 
 
@@ -52,6 +54,26 @@ def test_worked_example() -> None:
             {"blocking_seconds": 100.0},
             id="sync-ignores-copy",
         ),
+        pytest.param(
+            # A 100 GB synchronous save at 0.1 GB/s blocks 1,000 s: past a 600 s timeout,
+            # so ranks waiting in the next collective are ended by the watchdog.
+            {"write_gbps": 0.1},
+            {"blocking_seconds": 1000.0, "timeout_share": 1.666667, "outlasts_timeout": True},
+            id="sync-save-outlasts-the-timeout",
+        ),
+        pytest.param(
+            # Exactly the timeout does not outlast it; the watchdog fires only past it.
+            {"timeout_s": 100},
+            {"timeout_share": 1.0, "outlasts_timeout": False},
+            id="save-equal-to-the-timeout",
+        ),
+        pytest.param(
+            # The same slow storage saved asynchronously blocks for the copy only (6.25 s
+            # plus the 1,000 s write's backlog beyond 30 minutes: none).
+            {"write_gbps": 0.1, "mode": "async", "timeout_s": 1800},
+            {"blocking_seconds": 6.25, "outlasts_timeout": False},
+            id="async-stays-inside-the-timeout",
+        ),
     ],
 )
 def test_hand_computed(inputs: dict[str, object], expected: dict[str, float]) -> None:
@@ -69,6 +91,7 @@ def test_hand_computed(inputs: dict[str, object], expected: dict[str, float]) ->
         pytest.param(
             {"mode": "lazy"}, "mode", "must be one of: sync, async (got 'lazy')", id="bad-mode"
         ),
+        pytest.param({"timeout_s": 0}, "timeout_s", "must be at least 1", id="no-timeout"),
     ],
 )
 def test_invalid_inputs(inputs: dict[str, object], field: str, message: str) -> None:
@@ -104,3 +127,28 @@ def test_async_blocks_at_most_copy_plus_write(write: float, copy: float, interva
     blocked = blocking_seconds("async", write, copy, interval)
     assert copy <= blocked <= copy + write
     assert blocking_seconds("sync", write, copy, interval) == write
+
+
+@pytest.mark.parametrize(
+    ("line", "seconds"),
+    [
+        pytest.param(
+            "[rank2]:[E112 15:47:18.728729935 ProcessGroupNCCL.cpp:629] [Rank 2] Watchdog caught "
+            "collective operation timeout: WorkNCCL(SeqNum=1085, OpType=ALLREDUCE, "
+            "NumelIn=4096, NumelOut=4096, Timeout(ms)=600000) ran for 600045 milliseconds "
+            "before timing out.",
+            600.0,
+            id="ten-minutes",
+        ),
+        pytest.param(
+            "[E ProcessGroupNCCL.cpp:474] [Rank 1] Watchdog caught collective operation "
+            "timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, "
+            "Timeout(ms)=120000) ran for 120621 milliseconds before timing out.",
+            120.0,
+            id="two-minutes",
+        ),
+    ],
+)
+def test_the_watchdog_line_gives_the_timeout_in_seconds(line: str, seconds: float) -> None:
+    found = CALC.read_inputs(line)
+    assert {name: item.value for name, item in found.items()} == {"timeout_s": seconds}

@@ -77,9 +77,31 @@ def test_a_log_gives_each_value_with_its_line_and_converts_units() -> None:
     }
 
 
+def test_a_vllm_start_up_gives_the_token_count_it_prints() -> None:
+    log = (DATA / "wholelogs" / "healthy_vllm_server_startup.log").read_text(encoding="utf-8")
+    found = get_calculator("kv-cache").read_inputs(log)
+    assert found["cache_tokens"] == Found(1028832, 16)  # `GPU KV cache size: 1,028,832 tokens`
+    assert found["tokens_per_sequence"] == Found(131072, 17)
+
+
 def test_nccl_tests_bus_bandwidth_is_the_slow_link_in_the_ring_convention() -> None:
-    found = get_calculator("allreduce-slow-link").read_inputs("# Avg bus bandwidth    : 84.8558")
+    calculator = get_calculator("allreduce-slow-link")
+    found = calculator.read_inputs("# Avg bus bandwidth    : 84.8558")
     assert found == {"slow_gbps": Found(84.8558, 1), "algorithm": Found("ring", 1)}
+    # The healthy figure is not in an nccl-tests paste: the panel asks the reader for it.
+    assert list(calculator.asked_inputs(found)) == ["baseline_gbps"]
+    assert calculator.asked_inputs({}) == {}
+
+
+def test_a_ratio_rule_divides_two_numbers_of_one_line() -> None:
+    rule = ExtractionRule(
+        "memory_gib",
+        r"max (?P<value>[0-9.]+) min (?P<per>[0-9.]+)",
+        example="max 30 min 10",
+    )
+    calculator = calculator_with(rule)
+    assert calculator.read_inputs("max 30 min 10") == {"memory_gib": Found(3.0, 1)}
+    assert calculator.read_inputs("max 30 min 0") == {}  # no division by zero, no value
 
 
 @pytest.mark.parametrize(
@@ -114,6 +136,15 @@ def test_a_good_rule_builds() -> None:
         pytest.param({"example": "capacity of 0.5 GiB"}, "not read within", id="out-of-bounds"),
         pytest.param({"example": "a line it does not read"}, "not read within", id="no-read"),
         pytest.param({"sets": (("memory_gib", "x"),)}, "not a choice", id="bad-choice"),
+        pytest.param({"asks": (("nope", "enter it"),)}, "asks for 'nope'", id="asks-unknown"),
+        pytest.param(
+            {"asks": (("memory_gib", "enter it"),)}, "asks for 'memory_gib'", id="asks-itself"
+        ),
+        pytest.param(
+            {"pattern": r"capacity of (?P<value>[0-9.]+) (?P<unit>GiB|MiB) (?P<per>[0-9]+)"},
+            "takes no units",
+            id="ratio-with-units",
+        ),
     ],
 )
 def test_a_broken_rule_fails_when_the_calculator_is_built(
@@ -125,6 +156,7 @@ def test_a_broken_rule_fails_when_the_calculator_is_built(
         "example": GOOD_RULE.example,
         "units": GOOD_RULE.units,
         "sets": GOOD_RULE.sets,
+        "asks": GOOD_RULE.asks,
     }
     fields.update(changes)
     rule = ExtractionRule(**fields)  # type: ignore[arg-type]

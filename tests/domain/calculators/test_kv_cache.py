@@ -19,12 +19,14 @@ def outputs(**inputs: object) -> dict[str, object]:
 def test_worked_example() -> None:
     # Llama 2 70B: 2 * 80 layers * 8 KV heads * 128 * 2 bytes = 327,680 bytes per token.
     # 512 * 4096 * 327,680 = 687,194,767,360 bytes = 687.194767 GB of 1,000 GB: fits.
+    # The cache holds floor(1e12 / 327,680) = floor(3,051,757.8) = 3,051,757 tokens.
     # max = floor(1e12 / (4096 * 327,680)) = floor(745.06) = 745; blocks = 512 * 4096/16.
     assert outputs() == {
         "bytes_per_token": 327680.0,
         "kv_mb_per_token": 0.32768,
         "gb_per_sequence": 1.342177,
         "total_gb": 687.194767,
+        "capacity_tokens": 3051757,
         "utilization": 0.687195,
         "fits": True,
         "max_sequences": 745,
@@ -85,6 +87,25 @@ def test_worked_example() -> None:
             {"bytes_per_token": 163840.0, "total_gb": 343.597384, "max_sequences": 1490},
             id="fp8-form-string",
         ),
+        pytest.param(
+            # vLLM's `GPU KV cache size: 1,028,832 tokens` replaces 1,000 GB / 327,680 bytes:
+            # max = floor(1,028,832 / 4096) = 251; 512 * 4096 / 1,028,832 = 2.038381.
+            {"cache_tokens": 1028832},
+            {
+                "capacity_tokens": 1028832,
+                "max_sequences": 251,
+                "fits": False,
+                "utilization": 2.038381,
+                "total_gb": 687.194767,  # what the sequences need does not change
+            },
+            id="server-token-count-replaces-memory",
+        ),
+        pytest.param(
+            # The count is the server's: the memory no longer decides what fits.
+            {"cache_tokens": 4096, "capacity_gb": 0.001, "sequences": 1},
+            {"capacity_tokens": 4096, "max_sequences": 1, "fits": True, "utilization": 1.0},
+            id="token-count-exact-fit-whatever-the-memory",
+        ),
     ],
 )
 def test_hand_computed(inputs: dict[str, object], expected: dict[str, object]) -> None:
@@ -129,6 +150,18 @@ def test_hand_computed(inputs: dict[str, object], expected: dict[str, object]) -
             id="inf",
         ),
         pytest.param({"kv_heads": "eight"}, "kv_heads", "must be a number, not 'eight'", id="text"),
+        pytest.param(
+            {"cache_tokens": 0},
+            "cache_tokens",
+            "must be at least 1, or be left empty",
+            id="no-cached-tokens",
+        ),
+        pytest.param(
+            {"cache_tokens": 1.5},
+            "cache_tokens",
+            "must be a whole number, or be left empty",
+            id="half-a-token",
+        ),
     ],
 )
 def test_invalid_inputs(inputs: dict[str, object], field: str, message: str) -> None:
@@ -172,3 +205,10 @@ def test_the_direct_size_is_optional_in_the_schema() -> None:
     assert schema["bytes_per_token"]["type"] == ["number", "null"]
     assert schema["bytes_per_token"]["default"] is None
     assert "0" not in schema["bytes_per_token"]["description"].split()
+
+
+@pytest.mark.parametrize(
+    "left_empty", [pytest.param(None, id="null"), pytest.param("", id="empty")]
+)
+def test_an_empty_token_count_is_worked_out_from_the_memory(left_empty: object) -> None:
+    assert outputs(cache_tokens=left_empty) == outputs()

@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.domain.calculators import get_calculator
+from app.domain.calculators.extract import Found
 
 CALC = get_calculator("straggler")
 
@@ -95,3 +96,43 @@ def test_a_slower_straggler_never_helps(
     assert b["straggler_step_ms"] >= a["straggler_step_ms"]  # type: ignore[operator]
     assert 0.0 < b["efficiency"] <= a["efficiency"] <= 1.0  # type: ignore[operator]
     assert a["lost_gpu_hours"] >= 0.0  # type: ignore[operator]
+
+
+MEGATRON_REPORT = (
+    " 0: INFO:megatron.core.utils:[2024-03-14 23:07:56] | MnRtt/Rnk: 3453.08ms/8 | MxRtt/Rnk: "
+    "3468.20ms/0 | MnPwr/Rnk: 601796W/8 | MxPwr/Rnk: 683801W/18"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param(
+            # 3468.20 / 3453.08 = 1.004379: the slowest rank (0) over the fastest (8).
+            MEGATRON_REPORT,
+            {"slow_factor": Found(1.004379, 1)},
+            id="megatron-report",
+        ),
+        pytest.param(
+            # The same rank holds both: one rank's time, no ratio between ranks.
+            "| MnRtt/Rnk: 3453.08ms/8 | MxRtt/Rnk: 3468.20ms/8 | MnPwr/Rnk: 601796W/8",
+            {},
+            id="one-rank-fills-nothing",
+        ),
+        pytest.param(
+            # Rank 8 against rank 81 is two ranks, not the same one.
+            "| MnRtt/Rnk: 1000.00ms/8 | MxRtt/Rnk: 1500.00ms/81 |",
+            {"slow_factor": Found(1.5, 1)},
+            id="rank-prefix-is-not-the-same-rank",
+        ),
+        pytest.param(
+            # Megatron's per-iteration line is one rank's step time: nothing to compare.
+            " iteration       71/     100 | consumed samples:         9088 | elapsed time per "
+            "iteration (ms): 5361.6 |",
+            {},
+            id="iteration-time-fills-nothing",
+        ),
+    ],
+)
+def test_a_straggler_report_gives_the_slowdown(text: str, expected: dict[str, Found]) -> None:
+    assert CALC.read_inputs(text) == expected

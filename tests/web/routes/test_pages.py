@@ -520,7 +520,7 @@ def test_reference_calculator_shows_errors_next_to_their_fields(client: TestClie
     page = parse(response)
     assert page.find("p", id="calc-stage_ms-error").text == "item 2: must be a number, not 'x'"
     assert page.find("p", id="calc-microbatches-error").text == "must be at least 1"
-    assert page.find("input", name="microbatches").attrs["aria-invalid"] == "true"
+    assert page.find("input", id="calc-microbatches").attrs["aria-invalid"] == "true"
     assert page.find("output", data_output="step_ms").text == "—"
     assert page.find("h1").text == "A collective stalls on one slow link"
 

@@ -87,3 +87,42 @@ def test_inputs_that_clash_put_the_error_on_the_field_named() -> None:
     errors = {f.spec.name: f.error for f in panel.fields if f.error}
     assert errors == {"top_k": "must not exceed Experts (4)"}
     assert panel.has_errors
+
+
+def test_a_value_the_paste_cannot_give_is_asked_for_not_reported_as_the_reader_s_error() -> None:
+    allreduce = get_calculator("allreduce-slow-link")
+    found = allreduce.read_inputs("[1,0]<stdout>:# Avg bus bandwidth    : 92.3405")
+    preset = {**allreduce.defaults(), **{name: item.value for name, item in found.items()}}
+    lines = {name: item.line for name, item in found.items()}
+    panel = build_panel(allreduce, preset, {}, lines, allreduce.asked_inputs(found))
+    fields = {field.spec.name: field for field in panel.fields}
+    healthy, degraded = fields["baseline_gbps"], fields["slow_gbps"]
+    assert healthy.asking
+    assert healthy.ask is not None
+    assert "healthy nodes" in healthy.ask
+    assert healthy.error is not None
+    assert healthy.error == (
+        "The 50 here is the worked example’s, and Degraded bandwidth from line 1 (92.3405 "
+        "GB/s) must not exceed Healthy bandwidth (50 GB/s): the slow link is the slower one."
+    )
+    assert degraded.error is None  # the number read from the paste is not the problem
+    assert degraded.from_line == 1
+    assert panel.waits_for_reader
+    assert panel.invalid_labels == ("Healthy bandwidth",)
+    assert {output.value for output in panel.outputs} == {"—"}
+
+
+def test_the_reader_s_healthy_value_computes_and_a_real_clash_stays_an_error() -> None:
+    allreduce = get_calculator("allreduce-slow-link")
+    found = allreduce.read_inputs("# Avg bus bandwidth    : 92.3405")
+    preset = {**allreduce.defaults(), **{name: item.value for name, item in found.items()}}
+    lines = {name: item.line for name, item in found.items()}
+    asks = allreduce.asked_inputs(found)
+    entered = build_panel(allreduce, preset, {"baseline_gbps": "180"}, lines, asks)
+    assert not entered.has_errors
+    assert not entered.waits_for_reader
+    # Without a paste the same clash is the reader's own and sits on the field it names.
+    typed = build_panel(allreduce, allreduce.defaults(), {"slow_gbps": "92"})
+    errors = {f.spec.name: f.error for f in typed.fields if f.error}
+    assert list(errors) == ["slow_gbps"]
+    assert not typed.waits_for_reader

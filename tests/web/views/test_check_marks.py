@@ -4,9 +4,9 @@ marks in the URL, hidden fields carried over, and a mark that makes no sense ref
 from __future__ import annotations
 
 from fastapi.testclient import TestClient
-from web.routes.test_pages import context_of, parse
+from web.routes.test_pages import Document, Element, context_of, parse
 
-from app.web.views.check_marks import CandidateBoard, CheckBoard
+from app.web.views.check_marks import CandidateBoard, CarriedState, CheckBoard
 
 # fx-timeout's checks: 1 rules out or confirms candidate 2; 2 confirms 1 and rules out 3;
 # 3 confirms 3.
@@ -71,3 +71,31 @@ def test_a_symptom_result_is_reranked_for_its_reference_only(diagnosis_client: T
     other = {"q": TIMEOUT_LINE, "r": "another-symptom", "check2": "rules_out"}
     ignored = context_of(diagnosis_client.get("/", params=other))["boards"]
     assert not ignored["fx-timeout"].marked  # type: ignore[index]
+
+
+def hidden_inputs(form: Element, page: Document) -> dict[str, str]:
+    return {
+        element.attrs["name"]: element.attrs["value"]
+        for element in page.find_all("input", form, type="hidden")
+    }
+
+
+def test_each_form_of_a_reference_page_carries_the_other_s_state(client: TestClient) -> None:
+    query = "?stage_ms=100%2C%20300&check2=rules_out&microbatches=4&feedback=thanks"
+    response = client.get(f"/r/slow-collective{query}")
+    page = parse(response)
+    marks = page.find("form", class_="check-marks")
+    calculator = page.find("form", class_="calculator-form")
+    # Only the other form's own fields ride along, not the page's other parameters.
+    assert hidden_inputs(marks, page) == {"stage_ms": "100, 300", "microbatches": "4"}
+    assert hidden_inputs(calculator, page) == {"check2": "rules_out"}
+    assert context_of(response)["carried"] == CarriedState(
+        for_checks=(("stage_ms", "100, 300"), ("microbatches", "4")),
+        for_calculator=(("check2", "rules_out"),),
+    )
+
+
+def test_a_plain_reference_page_carries_nothing(client: TestClient) -> None:
+    page = parse(client.get("/r/slow-collective?check2="))  # "not run" is no mark
+    for form in ("check-marks", "calculator-form"):
+        assert hidden_inputs(page.find("form", class_=form), page) == {}
