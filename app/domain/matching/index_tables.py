@@ -6,7 +6,7 @@ from is copied first, so an index already handed out never changes."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from app.domain.matching.evidence import Level
@@ -72,13 +72,16 @@ class Tables:
 
 def _regrouped(
     holders: Mapping[str, frozenset[str]],
-    gone: Mapping[str, Iterable[str]],
-    new: Mapping[str, Iterable[str]],
-) -> dict[str, frozenset[str]]:
+    gone: Mapping[str, Collection[str]],
+    new: Mapping[str, Collection[str]],
+) -> Mapping[str, frozenset[str]]:
     """A copy of `holders` with each gone reference taken off its keys and each new one
     put on its keys; a key nobody holds any more leaves."""
-    leaving = _by_key(gone)
-    coming = _by_key(new)
+    moved = [ref for ref in gone.keys() | new.keys() if gone.get(ref) != new.get(ref)]
+    if not moved:
+        return holders  # a save that changed none of these keys copies nothing
+    leaving = _by_key({ref: gone[ref] for ref in moved if ref in gone})
+    coming = _by_key({ref: new[ref] for ref in moved if ref in new})
     found = dict(holders)
     for key in leaving.keys() | coming.keys():
         held = found.get(key, NOBODY).difference(leaving.get(key, ())).union(coming.get(key, ()))

@@ -73,8 +73,8 @@ class InverseFrequency(Mapping[str, float]):
 class _PerLine(Sequence[T]):
     """A value per message line, worked out from its tokens on first reading."""
 
-    def __init__(self, token_sets: Sequence[frozenset[str]], idf: Mapping[str, float]) -> None:
-        self._token_sets = token_sets
+    def __init__(self, token_sets: tuple[frozenset[str], ...], idf: Mapping[str, float]) -> None:
+        self.token_sets = token_sets
         self._idf = idf
         self._memo: list[T | None] = [None] * len(token_sets)
 
@@ -91,11 +91,11 @@ class _PerLine(Sequence[T]):
             return [self[number] for number in range(len(self))[entry]]
         found = self._memo[entry]
         if found is None:
-            found = self._memo[entry] = self._work_out(self._token_sets[entry])
+            found = self._memo[entry] = self._work_out(self.token_sets[entry])
         return found
 
     def __len__(self) -> int:
-        return len(self._token_sets)
+        return len(self.token_sets)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Sequence) and list(self) == list(other)
@@ -124,18 +124,20 @@ class LinePostings(Mapping[str, frozenset[int]]):
         self,
         holders: Mapping[str, frozenset[str]],
         pieces: Mapping[str, ReferencePieces],
-        starts: Mapping[str, int],
+        positions: Mapping[str, int],
+        starts: Sequence[int],
     ) -> None:
         self._holders = holders
         self._pieces = pieces
-        self._starts = starts
+        self._positions = positions
+        self._starts = starts  # each reference's first line, by index number
         self._memo: dict[str, frozenset[int]] = {}
 
     def __getitem__(self, token: str) -> frozenset[int]:
         found = self._memo.get(token)
         if found is None:
             found = frozenset(
-                self._starts[holder] + line
+                self._starts[self._positions[holder]] + line
                 for holder in self._holders[token]
                 for line in self._pieces[holder].lines_holding(token)
             )
