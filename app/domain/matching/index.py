@@ -95,6 +95,13 @@ class IndexCache:
         self.last = _Built()
         self.built = 0  # references whose pieces were worked out, since the cache was made
 
+    def fork(self) -> IndexCache:
+        """A cache that starts from this one's last build and leaves this one as it is (a
+        build never changes what it starts from)."""
+        forked = IndexCache()
+        forked.last = self.last
+        return forked
+
 
 def build_index(references: Sequence[Reference], cache: IndexCache | None = None) -> MatchIndex:
     """Index every reference's message lines for matching (starting from the cache's last
