@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import random
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -18,9 +19,12 @@ from app.domain.matching.bulk import normalize_lines
 from app.domain.matching.index import IndexCache, build_index
 from app.domain.matching.normalize import normalize_line
 from app.domain.references.document import Message, Reference
+from app.services.library import settle_heap
 
 ROOT = Path(__file__).resolve().parent.parent
 MILLION = 1_000_000
+# Saves of one reference timed after the full build (the best and the median are shown).
+SAVES = 7
 
 
 def row(label: str, value: str, anchor: str, target: str) -> None:
@@ -48,21 +52,30 @@ def normalising(lines: Sequence[str]) -> None:
 
 
 def index_updates(references: Sequence[Reference]) -> None:
-    """A full build, then a rebuild after one reference changed, at this many references."""
+    """A full build, then SAVES saves of one reference (a message line more each time),
+    each an update of the last index, at this many references; the heap is settled after
+    the full build as the server does after a load."""
     cache = IndexCache()
     full_s = timed(lambda: build_index(references, cache))
+    settle_heap()
     changed = list(references)
-    extra = Message(text="Bench edit <n> happened", line=1, seen_in_markdown="", seen_in_url=None)
-    changed[len(changed) // 2] = changed[len(changed) // 2].model_copy(
-        update={"messages": (*changed[len(changed) // 2].messages, extra)}
-    )
+    middle = len(changed) // 2
     before = cache.built
-    update_s = timed(lambda: build_index(changed, cache))
-    print(f"index @ {len(references):,} refs ({cache.built - before} reference rebuilt):")
+    update_s = []
+    for number in range(SAVES):
+        extra = Message(
+            text=f"Bench edit {number} <n> happened", line=1, seen_in_markdown="", seen_in_url=None
+        )
+        changed[middle] = changed[middle].model_copy(
+            update={"messages": (*changed[middle].messages, extra)}
+        )
+        update_s.append(timed(lambda: build_index(changed, cache)))
+    rebuilt = cache.built - before
+    print(f"index @ {len(references):,} refs ({rebuilt} references rebuilt in {SAVES} saves):")
     row("full build", f"{full_s * 1000:,.0f} ms", "", "<= 1,500 ms")
     row(
-        "save of one reference",
-        f"{update_s * 1000:,.0f} ms",
+        "save of one reference (best, median)",
+        f"{min(update_s) * 1000:,.1f}, {statistics.median(update_s) * 1000:,.1f} ms",
         f"full {full_s * 1000:,.0f} ms",
         "<= 50 ms",
     )

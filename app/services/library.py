@@ -19,10 +19,14 @@ from app.services.schemas import ReferenceDetail
 from app.store.db import Engine, database_answers, make_engine, reading, upgrade_database, writing
 from app.store.files import remove_leftover_temporaries
 from app.store.gaps import prune_gaps
-from app.store.index import SyncReport, index_version, read_index, sync_folder
+from app.store.index import ParsedRows, SyncReport, index_version, read_index, sync_folder
 from app.urls import reference_path
 
 logger = logging.getLogger(__name__)
+
+# A refresh collects only what it made; every this many, a whole collection also frees any
+# cycle left among the frozen objects of the catalogs it replaced (see `settle_heap`).
+WHOLE_COLLECTION_EVERY = 64
 
 
 class Library:
@@ -35,8 +39,11 @@ class Library:
         self._catalog: Catalog | None = None
         self._version = -1
         self._signature: tuple[tuple[str, int, int], ...] = ()
-        # Unchanged references keep their index pieces from one load to the next.
+        # Unchanged rows keep their parsed reference, its index pieces and its API body
+        # from one load to the next: a save at 10,000 references works out one of them.
+        self.parsed_rows = ParsedRows()
         self.index_cache = IndexCache()
+        self._settles = 0
 
     @property
     def catalog(self) -> Catalog:
@@ -56,11 +63,14 @@ class Library:
             signature = folder_signature(self.settings.references_dir)
             report = sync_folder(session, self.settings.references_dir)
             self._catalog = build_catalog(
-                *read_index(session), tuple(report.problems), self.index_cache
+                *read_index(session, self.parsed_rows),
+                tuple(report.problems),
+                self.index_cache,
+                self._catalog,
             )
             self._version = index_version(session)
             self._signature = signature
-        settle_heap()
+        self._settle()
         logger.info(
             "references loaded: %d added, %d updated, %d removed, %d unchanged, %d problems",
             len(report.added),
@@ -76,10 +86,16 @@ class Library:
         with self._reload_lock, reading(self.engine) as session:
             previous = self._catalog.problems if self._catalog else ()
             signature = folder_signature(self.settings.references_dir)
-            self._catalog = build_catalog(*read_index(session), previous, self.index_cache)
+            self._catalog = build_catalog(
+                *read_index(session, self.parsed_rows), previous, self.index_cache, self._catalog
+            )
             self._version = index_version(session)
             self._signature = signature
-        settle_heap()
+        self._settle()
+
+    def _settle(self) -> None:
+        settle_heap(whole=self._settles % WHOLE_COLLECTION_EVERY == 0)
+        self._settles += 1
 
     def poll(self) -> str | None:
         """Catch up with changes made elsewhere: reload when the folder changed (a `git pull`,
@@ -114,14 +130,22 @@ def build_catalog(
     aliases: dict[str, str],
     problems: tuple[Problem, ...],
     cache: IndexCache | None = None,
+    previous: Catalog | None = None,
 ) -> Catalog:
-    """A fresh snapshot: references by id, their match index (from the cache's pieces of
-    the unchanged references) and their API bodies."""
+    """A fresh snapshot: references by id, their match index (built from the cache's last
+    one) and their API bodies (the previous catalog's, for the very same references)."""
+    known = previous.references if previous else {}
+    documents = previous.documents if previous else {}
     return Catalog(
         references={reference.id: reference for reference in references},
         aliases=aliases,
         index=build_index(references, cache),
-        documents={reference.id: document_json(reference) for reference in references},
+        documents={
+            reference.id: documents[reference.id]
+            if known.get(reference.id) is reference
+            else document_json(reference)
+            for reference in references
+        },
         problems=problems,
         codes=code_owners(references)[0],
     )
@@ -132,11 +156,15 @@ def document_json(reference: Reference) -> bytes:
     return ReferenceDetail.of(reference, reference_path(reference.id)).model_dump_json().encode()
 
 
-def settle_heap() -> None:
+def settle_heap(whole: bool = True) -> None:
     """Collect the old catalog, then freeze what is left: the index is a few hundred
     thousand long-lived objects, and a full garbage-collection pass over them inside a
-    request costs ~100 ms at 10,000 references (see bench/README.md)."""
-    gc.unfreeze()
+    request costs ~100 ms at 10,000 references (see bench/README.md). Not `whole`, only
+    what is not frozen yet is collected (what the last load made): reference counting
+    frees the replaced catalog, which holds no cycles, and the pass costs no more than
+    the load made."""
+    if whole:
+        gc.unfreeze()
     gc.collect()
     gc.freeze()
 

@@ -74,7 +74,9 @@ def preview(library: Library, reference_id: str, text: str) -> Preview:
     catalog; nothing is saved."""
     reference = validate_text(library, reference_id, plain_newlines(text))
     catalog = library.catalog
-    edited_index = index_with_edit(list(catalog.references.values()), reference)
+    edited_index = index_with_edit(
+        list(catalog.references.values()), reference, library.index_cache
+    )
     labelled = read_labelled(library.settings.labelled_dir)
     before = judge_lines(catalog.index, labelled)
     after = judge_lines(edited_index, labelled)

@@ -3,6 +3,7 @@ and the change counter every worker process watches."""
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -21,6 +22,8 @@ from app.store.revisions import record_revision
 logger = logging.getLogger(__name__)
 
 FILES_AUTHOR = "files"
+# Rows whose documents one query reads by id, well under SQLite's limit on parameters.
+READ_BATCH_IDS = 500
 
 
 @dataclass(frozen=True)
@@ -250,12 +253,64 @@ def bump_index_version(session: Session) -> None:
     announce_change(session, state.version)
 
 
-def read_index(session: Session) -> tuple[list[Reference], dict[str, str]]:
-    """Every indexed reference (in title order) and every alias with the id it names."""
-    rows = session.exec(select(ReferenceRow).order_by(col(ReferenceRow.title))).all()
-    references = [Reference.model_validate_json(row.document) for row in rows]
+class ParsedRows:
+    """The references the last read parsed, by id, with the version of the row each came
+    from (its content hash and when it was stored): the next read parses only the rows
+    stored since, and gives the very objects of the others."""
+
+    def __init__(self) -> None:
+        self.rows: dict[str, tuple[tuple[str, dt.datetime], Reference]] = {}
+        self.parsed = 0  # documents parsed, since these rows were made
+
+
+def read_index(
+    session: Session, parsed: ParsedRows | None = None
+) -> tuple[list[Reference], dict[str, str]]:
+    """Every indexed reference (in title order) and every alias with the id it names;
+    with `parsed`, only the rows stored since its last read are read whole and parsed."""
+    parsed = parsed or ParsedRows()
+    versions = session.exec(
+        select(ReferenceRow.id, ReferenceRow.content_hash, ReferenceRow.loaded_at).order_by(
+            col(ReferenceRow.title), col(ReferenceRow.id)
+        )
+    ).all()
+    stale = [
+        ref_id
+        for ref_id, content_hash, loaded_at in versions
+        if ref_id not in parsed.rows or parsed.rows[ref_id][0] != (content_hash, loaded_at)
+    ]
+    stale_ids = set(stale)
+    fresh = _parsed_documents(session, stale, whole=len(stale) == len(versions))
+    parsed.parsed += len(fresh)
+    rows = {
+        ref_id: fresh.get(ref_id) or parsed.rows[ref_id]
+        for ref_id, _, _ in versions
+        if ref_id in fresh or ref_id not in stale_ids  # a row gone since the first query leaves
+    }
+    parsed.rows = rows
     aliases = {row.alias: row.reference_id for row in session.exec(select(AliasRow))}
-    return references, aliases
+    return [reference for _, reference in rows.values()], aliases
+
+
+def _parsed_documents(
+    session: Session, ids: Sequence[str], whole: bool
+) -> dict[str, tuple[tuple[str, dt.datetime], Reference]]:
+    """The rows of `ids` (every row when `whole`) parsed, with the version each was read at."""
+    columns = (ReferenceRow.id, ReferenceRow.content_hash, ReferenceRow.loaded_at)
+    query = select(*columns, ReferenceRow.document)
+    batches = (
+        [query]
+        if whole
+        else [
+            query.where(col(ReferenceRow.id).in_(ids[start : start + READ_BATCH_IDS]))
+            for start in range(0, len(ids), READ_BATCH_IDS)
+        ]
+    )
+    return {
+        ref_id: ((content_hash, loaded_at), Reference.model_validate_json(document))
+        for batch in batches
+        for ref_id, content_hash, loaded_at, document in session.exec(batch)
+    }
 
 
 def list_conflicts(session: Session) -> list[ConflictRow]:

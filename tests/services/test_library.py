@@ -65,3 +65,22 @@ def test_replicas_sharing_a_database_serve_a_web_edit_and_keep_their_folders(
     assert sorted(path.read_bytes() for path in replica_folder.iterdir()) == folder
     first.close()
     second.close()
+
+
+def test_a_save_reaching_a_replica_works_out_only_the_saved_reference(settings: Settings) -> None:
+    """The replica re-parses, re-indexes and re-serialises the saved reference alone; the
+    others keep their very objects and API bodies."""
+    first, second = open_library(settings), open_library(settings)
+    before = second.catalog
+    parsed, built = second.parsed_rows.parsed, second.index_cache.built
+    text, base = current_file(settings.references_dir, "stuck-rank") or ("", "")
+    edited = text.replace("title: ", "title: Zz ", 1)
+    save_reference(first, Edit("stuck-rank", edited, base, False, "edit"), "ann")
+    assert second.poll() in ("refreshed", "reloaded")
+    after = second.catalog
+    assert (second.parsed_rows.parsed, second.index_cache.built) == (parsed + 1, built + 1)
+    assert after.references["slow-collective"] is before.references["slow-collective"]
+    assert after.documents["slow-collective"] is before.documents["slow-collective"]
+    assert after.documents["stuck-rank"] != before.documents["stuck-rank"]
+    first.close()
+    second.close()

@@ -16,7 +16,7 @@ from app.domain.catalog import Catalog
 from app.domain.references.document import content_hash
 from app.services.library import build_catalog
 from app.store.db import make_engine, upgrade_database
-from app.store.index import fate_of, read_index, sync_folder
+from app.store.index import ParsedRows, fate_of, read_index, sync_folder
 from app.store.models import AliasRow, ConflictRow, ReferenceRow, RevisionRow
 
 
@@ -308,3 +308,23 @@ def test_the_aliases_of_a_web_edit_stay_after_a_load(engine: Engine, references_
         sync_folder(session, references_dir)
         catalog = load_catalog(session)
     assert catalog.aliases == {"old-slow-collective": "slow-collective"}
+
+
+def test_a_read_after_a_save_parses_only_the_saved_row(
+    engine: Engine, references_dir: Path
+) -> None:
+    parsed = ParsedRows()
+    with Session(engine) as session:
+        sync_folder(session, references_dir)
+        first, _ = read_index(session, parsed)
+        again, _ = read_index(session, parsed)
+    assert parsed.parsed == 2
+    assert all(a is b for a, b in zip(first, again, strict=True))
+    edit_in_database(engine, references_dir, "stuck-rank", "title: ", "title: Zz ")
+    with Session(engine) as session:
+        after, _ = read_index(session, parsed)
+        assert after == read_index(session)[0]
+    assert parsed.parsed == 3
+    assert [r.id for r in after] == ["slow-collective", "stuck-rank"]
+    assert after[0] is first[[r.id for r in first].index("slow-collective")]
+    assert after[1].title.startswith("Zz ")

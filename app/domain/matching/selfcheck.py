@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.domain.matching.index import MatchIndex, build_index
+from app.domain.matching.index import IndexCache, MatchIndex, build_index
 from app.domain.matching.labelled import LabelledLine
 from app.domain.matching.match import match_text
 from app.domain.matching.results import Match, MatchResult
@@ -96,6 +96,10 @@ def judge_lines(index: MatchIndex, lines: Sequence[LabelledLine]) -> list[LineVe
     return verdicts
 
 
-def index_with_edit(references: Sequence[Reference], edited: Reference) -> MatchIndex:
-    """The match index as it would be after saving `edited`."""
-    return build_index([r for r in references if r.id != edited.id] + [edited])
+def index_with_edit(
+    references: Sequence[Reference], edited: Reference, cache: IndexCache | None = None
+) -> MatchIndex:
+    """The match index as it would be after saving `edited` (updated from a fork of
+    `cache`, when given, which stays as it was)."""
+    edited_refs = [r for r in references if r.id != edited.id] + [edited]
+    return build_index(edited_refs, cache.fork() if cache else None)

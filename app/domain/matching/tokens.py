@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 # Words, and the placeholders (`<n>`, `<path>`) normalisation writes, in lower-case text.
 TOKEN_RE = re.compile(r"<[a-z][a-z_-]*>|[a-z0-9]+")
 STEM_SUFFIXES = ("ions", "ion", "ing", "ed", "es", "s")
 MIN_STEM_CHARS = 4
+# Distinct tokens whose stems are remembered: the titles and summaries of 10,000 references
+# repeat a few tens of thousands of words, and stemming each anew was most of an index build.
+STEM_CACHE_WORDS = 1 << 16
 
 STOPWORDS = frozenset(
     [
@@ -77,4 +81,12 @@ def stem(word: str) -> str:
 
 def keyword_stems(tokens: Iterable[str]) -> set[str]:
     """Stems of the informative words in some tokens, `moe_grouped_gemm` split at `_`."""
-    return {stem(part) for token in tokens for part in informative(token.split("_"))}
+    found: set[str] = set()
+    for token in set(tokens):
+        found.update(_token_stems(token))
+    return found
+
+
+@lru_cache(maxsize=STEM_CACHE_WORDS)
+def _token_stems(token: str) -> tuple[str, ...]:
+    return tuple(stem(part) for part in informative(token.split("_")))

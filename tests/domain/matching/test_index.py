@@ -1,14 +1,22 @@
-"""The index cache: a rebuild after one reference changed works out that reference's pieces
-only, and gives the index a full build gives."""
+"""The incremental index: a build that starts from the last one works out only the changed
+references, and after any run of additions, edits, removals and reorderings gives the
+index, the tables and the match results a full build over the same references gives."""
 
 from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
 
 import pytest
 from paths import REFERENCES
 
-from app.domain.matching.index import IndexCache, build_index
+from app.domain.matching.index import IndexCache, MatchIndex, build_index
+from app.domain.matching.match import match_text
+from app.domain.matching.scan import scan_log
 from app.domain.references.document import Message, Reference
 from app.domain.references.folder import read_folder
+
+STEPS = 12
 
 
 @pytest.fixture(scope="module")
@@ -16,14 +24,85 @@ def references() -> list[Reference]:
     return read_folder(REFERENCES).references
 
 
-def edited(reference: Reference) -> Reference:
+def edited(reference: Reference, text: str = "Some new message 42") -> Reference:
     """`reference` with one more message line, as a save would store it."""
-    extra = Message(text="Some new message 42", line=1, seen_in_markdown="", seen_in_url=None)
+    extra = Message(text=text, line=1, seen_in_markdown="", seen_in_url=None)
     return reference.model_copy(update={"messages": (*reference.messages, extra)})
 
 
-def test_a_cached_build_is_a_full_build(references: list[Reference]) -> None:
-    assert build_index(references, IndexCache()) == build_index(references)
+def contents(index: MatchIndex) -> dict[str, object]:
+    """Every field of the index, as plain values (each lazy view read whole)."""
+    found: dict[str, object] = {}
+    for name in index.__dataclass_fields__:
+        value = getattr(index, name)
+        found[name] = (
+            dict(value)
+            if isinstance(value, Mapping)
+            else list(value)
+            if isinstance(value, Sequence)
+            else value
+        )
+    return found
+
+
+def step(
+    refs: list[Reference], pool: list[Reference], rng: random.Random, n: int
+) -> list[Reference]:
+    """One random change to the library: an edit, an addition, a removal or a new order."""
+    refs = list(refs)
+    at = rng.randrange(len(refs))
+    match rng.choice(
+        ["message", "drop line", "title", "kind", "code path", "add", "remove", "order"]
+    ):
+        case "message":
+            refs[at] = edited(
+                refs[at], f"Step {n} {rng.choice(['nccl', 'cuda', 'fresh'])} failed <n>"
+            )
+        case "drop line" if len(refs[at].messages) > 1:
+            refs[at] = refs[at].model_copy(update={"messages": refs[at].messages[1:]})
+        case "title":
+            refs[at] = refs[at].model_copy(
+                update={"title": f"Rank {n} watchdog timeout", "tags": ("nccl",)}
+            )
+        case "kind":
+            first, *rest = refs[at].messages
+            kind = "healthy" if first.kind == "failure" else "failure"
+            refs[at] = refs[at].model_copy(
+                update={"messages": (first.model_copy(update={"kind": kind}), *rest)}
+            )
+        case "code path":
+            refs[at] = refs[at].model_copy(
+                update={"code_paths": (f"torch/step{n}/", "deepspeed/zero.py")}
+            )
+        case "add":
+            base = rng.choice(pool)
+            refs.insert(at, base.model_copy(update={"id": f"{base.id}-copy{n}"}))
+        case "remove" if len(refs) > 2:
+            del refs[at]
+        case _:
+            rng.shuffle(refs)
+    return refs
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_any_run_of_changes_gives_what_a_full_build_gives(
+    references: list[Reference], seed: int
+) -> None:
+    rng = random.Random(seed)
+    refs = rng.sample(references, 12)
+    cache = IndexCache()
+    build_index(refs, cache)
+    queries = [m.text for r in references[:10] for m in r.messages[:1]] + ["nccl watchdog timeout"]
+    for n in range(STEPS):
+        refs = step(refs, references, rng, n)
+        index = build_index(refs, cache)
+        full_cache = IndexCache()
+        full = build_index(refs, full_cache)
+        assert contents(index) == contents(full)
+        assert cache.last.tables == full_cache.last.tables
+        assert [match_text(index, q) for q in queries] == [match_text(full, q) for q in queries]
+    log = "\n".join(queries)
+    assert scan_log(index, log) == scan_log(full, log)
 
 
 def test_a_save_of_one_reference_works_out_only_that_one(references: list[Reference]) -> None:
@@ -40,7 +119,8 @@ def test_a_save_of_one_reference_works_out_only_that_one(references: list[Refere
 def test_an_unchanged_reload_works_out_nothing(references: list[Reference]) -> None:
     cache = IndexCache()
     build_index(references, cache)
-    build_index(list(reversed(references)), cache)
+    copies = [r.model_copy() for r in reversed(references)]
+    assert build_index(copies, cache) == build_index(copies)
     assert cache.built == len(references)
 
 
@@ -48,5 +128,11 @@ def test_a_removed_reference_leaves_the_cache(references: list[Reference]) -> No
     cache = IndexCache()
     build_index(references, cache)
     build_index(references[1:], cache)
+    assert references[0].id not in cache.last.pieces
     build_index(references, cache)
     assert cache.built == len(references) + 1
+
+
+def test_two_references_with_one_id_are_refused(references: list[Reference]) -> None:
+    with pytest.raises(ValueError, match="same id"):
+        build_index([references[0], references[0]])

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from paths import GOOD
 
-from app.domain.matching.index import build_index
+from app.domain.matching.index import IndexCache, build_index
 from app.domain.matching.labelled import LabelledLine, read_labelled
 from app.domain.matching.selfcheck import index_with_edit, judge_lines, message_problems
 from app.domain.references.folder import read_folder
@@ -55,3 +55,13 @@ def test_labelled_lines_are_read_and_judged(tmp_path: Path) -> None:
         ("stuck-rank", True, True),
         (verdicts[1].top, False, True),
     ]
+
+
+def test_an_edit_indexed_from_a_cache_leaves_the_cache_as_it_was() -> None:
+    references = read_folder(FIXTURES).references
+    cache = IndexCache()
+    build_index(references, cache)
+    last, built = cache.last, cache.built
+    copied = references[0].model_copy(update={"title": "Renamed in the editor"})
+    assert index_with_edit(references, copied, cache) == index_with_edit(references, copied)
+    assert (cache.last, cache.built) == (last, built)

@@ -1,0 +1,201 @@
+"""The parts of the match index worked out where a query reads them, each from what an
+update keeps current: a token's IDF from how many lines hold it, a line's weights and mass
+from its tokens, a token's lines and a stem's references from the references holding them.
+
+A save that adds a line changes the number of lines, and with it every IDF and every
+line's weights: computed on demand (once per index, then remembered), an update touches
+only what the changed reference holds. Each view equals, value for value, the table a
+full build used to store."""
+
+from __future__ import annotations
+
+import math
+from abc import abstractmethod
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from types import MappingProxyType
+from typing import TypeVar, overload
+
+from app.domain.matching.index_tables import ReferencePieces
+
+T = TypeVar("T")
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class Sizes(Mapping[str, int]):
+    """How many each key holds, read from a table of holders."""
+
+    def __init__(self, holders: Mapping[str, Collection[str]]) -> None:
+        self._holders = holders
+
+    def __getitem__(self, key: str) -> int:
+        return len(self._holders[key])
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._holders
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._holders)
+
+    def __len__(self) -> int:
+        return len(self._holders)
+
+
+class InverseFrequency(Mapping[str, float]):
+    """log(1 + total / how many hold the token), divided by `scale`, for each token held."""
+
+    def __init__(self, counts: Mapping[str, int], total: int, scale: float = 1.0) -> None:
+        self._counts = counts
+        self._total = total
+        self._scale = scale
+        self._memo: dict[str, float] = {}
+
+    def __getitem__(self, token: str) -> float:
+        found = self._memo.get(token)
+        if found is None:
+            found = math.log(1 + self._total / self._counts[token]) / self._scale
+            self._memo[token] = found
+        return found
+
+    def get(self, token: str, default: float | None = None) -> float | None:  # type: ignore[override]
+        return self[token] if token in self._counts else default
+
+    def __contains__(self, token: object) -> bool:
+        return token in self._counts
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._counts)
+
+    def __len__(self) -> int:
+        return len(self._counts)
+
+
+class _PerLine(Sequence[T]):
+    """A value per message line, worked out from its tokens on first reading."""
+
+    def __init__(self, token_sets: tuple[frozenset[str], ...], idf: Mapping[str, float]) -> None:
+        self.token_sets = token_sets
+        self._idf = idf
+        self._memo: list[T | None] = [None] * len(token_sets)
+
+    @abstractmethod
+    def _work_out(self, tokens: frozenset[str]) -> T:
+        """The value of a line holding these tokens."""
+
+    @overload
+    def __getitem__(self, entry: int) -> T: ...
+    @overload
+    def __getitem__(self, entry: slice) -> Sequence[T]: ...
+    def __getitem__(self, entry: int | slice) -> T | Sequence[T]:
+        if isinstance(entry, slice):
+            return [self[number] for number in range(len(self))[entry]]
+        found = self._memo[entry]
+        if found is None:
+            found = self._memo[entry] = self._work_out(self.token_sets[entry])
+        return found
+
+    def __len__(self) -> int:
+        return len(self.token_sets)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class LineWeights(_PerLine[Mapping[str, float]]):
+    """Each message line's informative tokens with their IDF."""
+
+    def _work_out(self, tokens: frozenset[str]) -> Mapping[str, float]:
+        return MappingProxyType({token: self._idf[token] for token in tokens})
+
+
+class LineMasses(_PerLine[float]):
+    """Each message line's IDF mass: the sum of its tokens' IDF."""
+
+    def _work_out(self, tokens: frozenset[str]) -> float:
+        return sum(self._idf[token] for token in tokens)
+
+
+class LinePostings(Mapping[str, frozenset[int]]):
+    """Each token's message lines, by index number, from the references holding it."""
+
+    def __init__(
+        self,
+        holders: Mapping[str, frozenset[str]],
+        pieces: Mapping[str, ReferencePieces],
+        positions: Mapping[str, int],
+        starts: Sequence[int],
+    ) -> None:
+        self._holders = holders
+        self._pieces = pieces
+        self._positions = positions
+        self._starts = starts  # each reference's first line, by index number
+        self._memo: dict[str, frozenset[int]] = {}
+
+    def __getitem__(self, token: str) -> frozenset[int]:
+        found = self._memo.get(token)
+        if found is None:
+            found = frozenset(
+                self._starts[self._positions[holder]] + line
+                for holder in self._holders[token]
+                for line in self._pieces[holder].lines_holding(token)
+            )
+            self._memo[token] = found
+        return found
+
+    def __contains__(self, token: object) -> bool:
+        return token in self._holders
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._holders)
+
+    def __len__(self) -> int:
+        return len(self._holders)
+
+
+class Owners(Mapping[str, frozenset[int]]):
+    """Each key's references, by index number, from their ids."""
+
+    def __init__(self, holders: Mapping[str, frozenset[str]], positions: Mapping[str, int]):
+        self._holders = holders
+        self._positions = positions
+        self._memo: dict[str, frozenset[int]] = {}
+
+    def __getitem__(self, key: str) -> frozenset[int]:
+        found = self._memo.get(key)
+        if found is None:
+            found = frozenset(self._positions[holder] for holder in self._holders[key])
+            self._memo[key] = found
+        return found
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._holders
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._holders)
+
+    def __len__(self) -> int:
+        return len(self._holders)
+
+
+class Computed(Mapping[K, V]):
+    """A table worked out whole on first reading (what only some queries read)."""
+
+    def __init__(self, work_out: Callable[[], Mapping[K, V]]) -> None:
+        self._work_out = work_out
+        self._found: Mapping[K, V] | None = None
+
+    def _table(self) -> Mapping[K, V]:
+        if self._found is None:
+            self._found = self._work_out()
+        return self._found
+
+    def __getitem__(self, key: K) -> V:
+        return self._table()[key]
+
+    def __iter__(self) -> Iterator[K]:
+        return iter(self._table())
+
+    def __len__(self) -> int:
+        return len(self._table())

@@ -1,0 +1,45 @@
+"""The tables across references: an update files new pieces and takes gone ones off, and
+a key nobody holds any more leaves."""
+
+from __future__ import annotations
+
+from app.domain.matching.index_tables import ReferencePieces, Tables
+
+
+def pieces(*lines: str, keywords: str = "", paths: str = "") -> ReferencePieces:
+    return ReferencePieces(
+        keys=lines,
+        messages=tuple(range(len(lines))),
+        kinds=("failure",) * len(lines),
+        levels=(None,) * len(lines),
+        token_sets=tuple(frozenset(line.split()) for line in lines),
+        keywords=frozenset(keywords.split()),
+        code_paths=frozenset(paths.split()),
+    )
+
+
+def test_an_update_files_each_reference_under_its_keys() -> None:
+    tables = Tables().updated({}, {"a": pieces("nccl timeout", "nccl abort", keywords="rank")})
+    tables = tables.updated({}, {"b": pieces("cuda timeout", paths="torch/cuda/")})
+    assert tables.token_holders == {
+        "nccl": {"a"},
+        "timeout": {"a", "b"},
+        "abort": {"a"},
+        "cuda": {"b"},
+    }
+    assert tables.line_counts == {"nccl": 2, "timeout": 2, "abort": 1, "cuda": 1}
+    assert tables.keyword_holders == {"rank": {"a"}}
+    assert tables.code_path_holders == {"torch/cuda/": {"b"}}
+
+
+def test_what_a_removed_or_changed_reference_held_alone_leaves() -> None:
+    old = pieces("nccl timeout", keywords="rank", paths="torch/distributed/")
+    tables = Tables().updated({}, {"a": old, "b": pieces("cuda timeout")})
+    changed = tables.updated({"a": old}, {"a": pieces("nccl abort", keywords="rank")})
+    assert changed.token_holders == {"nccl": {"a"}, "abort": {"a"}, "timeout": {"b"}, "cuda": {"b"}}
+    assert changed.line_counts == {"nccl": 1, "abort": 1, "timeout": 1, "cuda": 1}
+    assert changed.code_path_holders == {}
+    assert changed.keyword_holders is tables.keyword_holders  # unchanged, so not copied
+    emptied = changed.updated({"a": pieces("nccl abort", keywords="rank")}, {})
+    assert emptied == Tables().updated({}, {"b": pieces("cuda timeout")})
+    assert tables.token_holders["timeout"] == {"a", "b"}  # the tables handed out stay as they were

@@ -1,0 +1,71 @@
+"""The views of the index worked out on demand: each value is what a stored table held."""
+
+from __future__ import annotations
+
+import math
+
+from app.domain.matching.index_tables import ReferencePieces
+from app.domain.matching.index_views import (
+    Computed,
+    InverseFrequency,
+    LineMasses,
+    LinePostings,
+    LineWeights,
+    Owners,
+    Sizes,
+)
+
+
+def test_inverse_frequency_is_log_of_total_over_holders() -> None:
+    idf = InverseFrequency({"nccl": 1, "error": 4}, total=4, scale=2.0)
+    assert idf["nccl"] == math.log(1 + 4 / 1) / 2.0
+    assert idf.get("error") == math.log(2) / 2.0
+    assert idf.get("unseen", 9.0) == 9.0
+    assert "unseen" not in idf
+    assert dict(idf) == {"nccl": math.log(5) / 2.0, "error": math.log(2) / 2.0}
+
+
+def test_line_weights_and_masses_read_the_idf_of_their_tokens() -> None:
+    idf = InverseFrequency({"nccl": 1, "error": 2}, total=2)
+    token_sets = (frozenset({"nccl", "error"}), frozenset({"error"}))
+    weights, masses = LineWeights(token_sets, idf), LineMasses(token_sets, idf)
+    assert dict(weights[0]) == {"nccl": math.log(3), "error": math.log(2)}
+    assert masses[1] == math.log(2)
+    assert list(masses) == [math.log(3) + math.log(2), math.log(2)]
+    assert [dict(w) for w in weights[1:]] == [{"error": math.log(2)}]
+    assert masses == [math.log(3) + math.log(2), math.log(2)]
+
+
+def line(*keys: str) -> ReferencePieces:
+    return ReferencePieces(
+        keys=keys,
+        messages=(0,) * len(keys),
+        kinds=("failure",) * len(keys),
+        levels=(None,) * len(keys),
+        token_sets=tuple(frozenset(key.split()) for key in keys),
+        keywords=frozenset(),
+        code_paths=frozenset(),
+    )
+
+
+def test_postings_number_each_line_from_its_references_first() -> None:
+    pieces = {"a": line("nccl timeout", "cuda abort"), "b": line("nccl abort")}
+    holders = {"nccl": frozenset({"a", "b"}), "abort": frozenset({"a", "b"})}
+    postings = LinePostings(holders, pieces, {"b": 0, "a": 1}, [0, 1, 3])
+    assert postings["nccl"] == {0, 1}
+    assert postings["abort"] == {0, 2}
+    assert "timeout" not in postings
+
+
+def test_owners_and_sizes_read_the_holders() -> None:
+    holders = {"rank": frozenset({"a", "b"}), "gpu": frozenset({"b"})}
+    assert dict(Owners(holders, {"a": 1, "b": 0})) == {"rank": {0, 1}, "gpu": {0}}
+    assert dict(Sizes(holders)) == {"rank": 2, "gpu": 1}
+
+
+def test_a_computed_table_is_worked_out_once() -> None:
+    calls: list[int] = []
+    table = Computed(lambda: calls.append(1) or {"symptom": frozenset({"cause"})})
+    assert table["symptom"] == {"cause"}
+    assert dict(table) == {"symptom": {"cause"}}
+    assert calls == [1]
