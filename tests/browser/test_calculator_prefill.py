@@ -4,7 +4,6 @@ reference's worked example, the reader can change any of them, and nothing is in
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -19,8 +18,6 @@ from app.web.views.calculator_panel import format_output, preset_inputs, show_in
 
 pytestmark = pytest.mark.browser
 
-# As in test_pages.py: set to a folder (docs/screenshots) to keep the screenshots.
-SCREENSHOTS_ENV = "FAILREF_SCREENSHOTS_DIR"
 OOM = (
     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a "
     "total capacity of 79.15 GiB of which 1.00 GiB is free."
@@ -79,14 +76,8 @@ def worked_example(reference_id: str) -> dict[str, object]:
     return preset_inputs(calculator, reference.calculator.inputs)
 
 
-def shots_folder(tmp_path: Path) -> Path:
-    folder = Path(os.environ.get(SCREENSHOTS_ENV) or tmp_path)
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
-
-
 def test_an_oom_line_fills_the_gpu_memory_and_keeps_the_rest(
-    page: Page, console_errors: list[str], tmp_path: Path
+    page: Page, console_errors: list[str], screenshots: Path
 ) -> None:
     paste(page, OOM)
     section = page.locator("section.prefilled")
@@ -100,7 +91,7 @@ def test_an_oom_line_fills_the_gpu_memory_and_keeps_the_rest(
         if name != "capacity_gib":
             expect(page.locator(f"#calc-{name}")).to_have_value(show_input(value))
     section.scroll_into_view_if_needed()
-    page.screenshot(path=shots_folder(tmp_path) / "results-prefilled-calculator.png")
+    page.screenshot(path=screenshots / "results-prefilled-calculator.png")
     assert_no_axe_violations(page)
     share = page.locator("output[data-output='share_of_capacity']")
     before = share.text_content()
@@ -126,7 +117,7 @@ def test_a_paste_without_the_numbers_fills_nothing(page: Page) -> None:
 
 
 def test_vllm_s_token_count_decides_what_fits(
-    page: Page, console_errors: list[str], tmp_path: Path
+    page: Page, console_errors: list[str], screenshots: Path
 ) -> None:
     paste(page, VLLM_TOKENS)
     section = page.locator("section.prefilled")
@@ -142,7 +133,7 @@ def test_vllm_s_token_count_decides_what_fits(
     preset = worked_example(href.rsplit("/", 1)[-1])
     expect(page.locator("#calc-capacity_gb")).to_have_value(show_input(preset["capacity_gb"]))
     section.scroll_into_view_if_needed()
-    page.screenshot(path=shots_folder(tmp_path) / "results-prefilled-kv-tokens.png")
+    page.screenshot(path=screenshots / "results-prefilled-kv-tokens.png")
     assert_no_axe_violations(page)
     page.fill("#calc-cache_tokens", "")  # empty: worked out from the memory again
     from_memory = get_calculator("kv-cache").run({**preset, "tokens_per_sequence": 131072})
@@ -180,7 +171,7 @@ def test_the_watchdog_s_timeout_meets_a_checkpoint_save(page: Page) -> None:
 
 
 def test_nccl_tests_asks_for_the_healthy_bandwidth_instead_of_an_error(
-    open_page: Callable[..., Page], console_errors: list[str], tmp_path: Path
+    open_page: Callable[..., Page], console_errors: list[str], screenshots: Path
 ) -> None:
     for viewport, name in (
         ({"width": 1280, "height": 900}, "desktop"),
@@ -203,7 +194,7 @@ def test_nccl_tests_asks_for_the_healthy_bandwidth_instead_of_an_error(
             "Outputs: enter your Healthy bandwidth above"
         )
         page.locator("#calc-baseline_gbps").scroll_into_view_if_needed()
-        page.screenshot(path=shots_folder(tmp_path) / f"{name}-nccl-tests-asks-healthy.png")
+        page.screenshot(path=screenshots / f"{name}-nccl-tests-asks-healthy.png")
         assert_no_axe_violations(page)
     page.fill("#calc-baseline_gbps", "180")  # the reader's healthy busbw: outputs, live
     expect(page.locator("#calc-baseline_gbps-ask")).to_have_count(0)
@@ -230,13 +221,13 @@ def test_without_javascript_the_asked_panel_reads_the_same(
 
 
 def test_the_filled_panel_submits_to_its_reference_without_javascript(
-    open_page: Callable[..., Page], tmp_path: Path
+    open_page: Callable[..., Page], screenshots: Path
 ) -> None:
     page = open_page(javascript=False, viewport={"width": 390, "height": 844})
     paste(page, OOM)
     expect(page.locator("#calc-capacity_gib-from")).to_have_text("from line 1")
     page.locator("section.prefilled").scroll_into_view_if_needed()
-    page.screenshot(path=shots_folder(tmp_path) / "phone-results-prefilled-calculator.png")
+    page.screenshot(path=screenshots / "phone-results-prefilled-calculator.png")
     with page.expect_navigation():
         page.locator("section.prefilled").get_by_role("button", name="Calculate").click()
     assert "/r/activation-memory-oom" in page.url

@@ -5,7 +5,6 @@ out cause 1" and the calculator's Workers default to 256."""
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -16,8 +15,6 @@ from playwright.sync_api import Page, ViewportSize, expect
 
 REFERENCE = "/r/allreduce-slow-link"
 CHECKS = "section[aria-labelledby=s-checks]"
-# As in test_pages.py: set to a folder (docs/screenshots) to keep the screenshots.
-SCREENSHOTS_ENV = "FAILREF_SCREENSHOTS_DIR"
 VIEWPORTS: tuple[tuple[ViewportSize, str], ...] = (
     ({"width": 1280, "height": 900}, "desktop"),
     ({"width": 390, "height": 844}, "phone"),
@@ -63,10 +60,8 @@ def test_without_javascript_each_form_keeps_the_other_s_values(
 
 
 def test_with_javascript_the_live_calculator_and_the_marks_share_the_address(
-    open_page: Callable[..., Page], console_errors: list[str], tmp_path: Path
+    open_page: Callable[..., Page], console_errors: list[str], screenshots: Path
 ) -> None:
-    shots = Path(os.environ.get(SCREENSHOTS_ENV) or tmp_path)
-    shots.mkdir(parents=True, exist_ok=True)
     page = open_page()
     page.goto(f"{REFERENCE}?check1=rules_out")
     page.fill("#calc-workers", "64")  # live: the address follows, the mark stays in it
@@ -90,6 +85,6 @@ def test_with_javascript_the_live_calculator_and_the_marks_share_the_address(
     for viewport, name in VIEWPORTS:
         page.set_viewport_size(viewport)
         page.locator("#calculator").scroll_into_view_if_needed()
-        page.screenshot(path=shots / f"{name}-reference-marks-and-calculator.png")
+        page.screenshot(path=screenshots / f"{name}-reference-marks-and-calculator.png")
     assert_no_axe_violations(page)
     assert console_errors == []
