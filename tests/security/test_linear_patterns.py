@@ -56,6 +56,7 @@ CHECKED: dict[str, Rule] = {
     "normalize_lines": lambda text: bulk.normalize_lines([text, text]),
     "infer_context": context.infer_context,
     "telling lines": lines.TELLING_RE.search,
+    "telling": lambda text: lines.telling([text, text]),
     "noise lines": lines.NOISE_RE.match,
     "refused links": blocks._LINK_TEXT.findall,
     "link destinations": items.DESTINATION_RE.findall,

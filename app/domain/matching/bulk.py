@@ -133,12 +133,12 @@ def _normalize_block(lines: Sequence[str]) -> list[str]:
     # Lines not ASCII go through every rule (`\d` and `\w` reach past the ASCII needles);
     # which lines hold a digit is read before any rule, as the rules only remove digits.
     foreign = [] if text.isascii() else [n for n, line in enumerate(work) if not line.isascii()]
-    with_digits = _holding(text.translate(ZERO_DIGITS), ("0",), foreign)
+    with_digits = lines_holding(text.translate(ZERO_DIGITS), ("0",), foreign)
     del text
     _strip_prefixes(work, foreign)
     for needles, pattern, replacement in MASK_PASSES:
         joined = "" if needles == ("0",) else "\n".join(work)
-        picked = with_digits if needles == ("0",) else _holding(joined, needles, foreign)
+        picked = with_digits if needles == ("0",) else lines_holding(joined, needles, foreign)
         _substitute(work, picked, pattern, replacement)
     _strip_prefixes(work, foreign)
     return [" ".join(line.split()) for line in work]
@@ -153,7 +153,7 @@ def _has_ascii_control(text: str) -> bool:
 _ASCII_CONTROL = bytes([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F])
 
 
-def _holding(text: str, needles: tuple[str, ...], foreign: list[int]) -> list[int]:
+def lines_holding(text: str, needles: tuple[str, ...], foreign: list[int]) -> list[int]:
     """Positions of the lines of `text` holding any of `needles`, and the `foreign` ones:
     found with `str.find` (one per line that holds a needle), not a test per line."""
     found = set(foreign)
@@ -189,7 +189,7 @@ def _strip_prefixes(lines: list[str], foreign: list[int]) -> None:
     behind = "\n" + text
     starts = (found.start() for found in PREFIX_START_RE.finditer(behind))
     picked = set(_line_positions(behind, starts))
-    picked.update(_holding(text, (":",), foreign))
+    picked.update(lines_holding(text, (":",), foreign))
     _substitute(lines, sorted(picked), PREFIX_RE, "")
 
 

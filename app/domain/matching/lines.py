@@ -7,6 +7,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from app.domain.matching.bulk import lines_holding
 from app.domain.matching.normalize import MAX_LINE_CHARS, normalize_line, strip_prefixes
 
 # A pasted single message gets at most this many of its lines scored (a traceback's
@@ -36,13 +37,84 @@ NOISE_RE = re.compile(
 )
 
 
-TELLING_RE = re.compile(
-    r"error|exception|fail|fatal|timed? ?out|watchdog|warn|abort|killed|out of memory|oom\b"
-    r"|\bnan\b|\binf\b|unable|cannot|can't|could not|not found|invalid|illegal|mismatch"
-    r"|refused|denied|crash|segmentation|core dumped|xid|slow|straggl|deadlock|hang|stuck"
-    r"|throttl|exceed|overflow|preempt|evict",
-    re.IGNORECASE,
+# What makes a line look like it tells of a failure, each word a plain lower-case pattern
+# (letters, `'`, spaces, `?` after one of them, `\b` at either end) so that the piece
+# every match of it holds can be read off it (`needle_of`).
+TELLING_WORDS = (
+    "error",
+    "exception",
+    "fail",
+    "fatal",
+    "timed? ?out",
+    "watchdog",
+    "warn",
+    "abort",
+    "killed",
+    "out of memory",
+    r"oom\b",
+    r"\bnan\b",
+    r"\binf\b",
+    "unable",
+    "cannot",
+    "can't",
+    "could not",
+    "not found",
+    "invalid",
+    "illegal",
+    "mismatch",
+    "refused",
+    "denied",
+    "crash",
+    "segmentation",
+    "core dumped",
+    "xid",
+    "slow",
+    "straggl",
+    "deadlock",
+    "hang",
+    "stuck",
+    "throttl",
+    "exceed",
+    "overflow",
+    "preempt",
+    "evict",
 )
+TELLING_RE = re.compile("|".join(TELLING_WORDS), re.IGNORECASE)
+# The same on lower-cased ASCII text, where it says what TELLING_RE says (the words are
+# lower case and an ASCII letter folds only to itself): five times faster, not ignoring case.
+_TELLING_LOWER_RE = re.compile("|".join(TELLING_WORDS))
+_WORD_SHAPE = re.compile(r"(?:\\b)?(?:[a-z' ]\??)+(?:\\b)?")
+
+
+def needle_of(word: str) -> str:
+    """The longest run of a TELLING_WORDS pattern that every match of it holds, in lower
+    case; refuses a pattern of any other shape, so a new word cannot make `telling` wrong."""
+    if not _WORD_SHAPE.fullmatch(word):
+        raise ValueError(f"{word!r} is not a plain word pattern")
+    return max(re.split(r".\?", word.replace("\\b", "")), key=len)
+
+
+# An ASCII line TELLING_RE matches holds, lower-cased, the needle of the word it matched.
+TELLING_NEEDLES = tuple(dict.fromkeys(needle_of(word) for word in TELLING_WORDS))
+
+
+def telling(texts: Sequence[str]) -> list[bool]:
+    """`[bool(TELLING_RE.search(text)) for text in texts]`, the pattern run only on the
+    texts holding one of its needles (found with `str.find` over them joined and lowered)
+    and on the ones not ASCII: a case-insensitive alternation costs ~60 us a line."""
+    joined = "\n".join(texts)
+    if joined.count("\n") != len(texts) - 1:  # a text holds a newline itself
+        return [bool(TELLING_RE.search(text)) for text in texts]
+    foreign = [] if joined.isascii() else [n for n, text in enumerate(texts) if not text.isascii()]
+    lowered = joined.lower()
+    flags = [False] * len(texts)
+    for n in lines_holding(lowered, TELLING_NEEDLES, foreign):
+        text = texts[n]
+        found = (
+            _TELLING_LOWER_RE.search(text.lower()) if text.isascii() else TELLING_RE.search(text)
+        )
+        flags[n] = found is not None
+    return flags
 
 
 def query_lines(text: str) -> list[tuple[tuple[int, int], str, str]]:
@@ -66,9 +138,10 @@ def query_lines(text: str) -> list[tuple[tuple[int, int], str, str]]:
             continue
         seen.add(normalized)
         found.append(((start + _prefix_length(line), start + len(line.rstrip())), line, normalized))
-    telling = [item for item in found if TELLING_RE.search(item[2])]
-    others = [item for item in found if not TELLING_RE.search(item[2])]
-    kept = telling[-MAX_QUERY_LINES:] + others[: max(0, MAX_QUERY_LINES - len(telling))]
+    flags = telling([normalized for _, _, normalized in found])
+    telling_lines = [item for item, flag in zip(found, flags, strict=True) if flag]
+    others = [item for item, flag in zip(found, flags, strict=True) if not flag]
+    kept = telling_lines[-MAX_QUERY_LINES:] + others[: max(0, MAX_QUERY_LINES - len(telling_lines))]
     return sorted(kept, key=lambda item: item[0])
 
 

@@ -3,12 +3,12 @@
 One query line is compared with the reference message lines in four steps:
 
 1. **Prefilter.** An inverted index maps each informative token (not a placeholder, not
-   a stop word) to the message lines that hold it. The query's tokens are taken rarest
-   first until the candidates would pass `CANDIDATE_SHARE` of the index; only message
-   lines sharing one of them go on. Set unions in C, no Python loop over references.
-2. **Fuzzy stage.** One vectorised `rapidfuzz.process.extract` call scores the survivors
-   with `token_set_ratio` (a line holding the whole template, or a template holding the
-   whole line, scores high), `score_cutoff=SET_CUTOFF`, best `RERANK_LIMIT` kept.
+   a stop word) to the message lines that hold it; only lines sharing one can match, and
+   their coverage (step 3) bounds their similarity (`prefilter.py`). Those with the
+   highest coverage go on, at most `CANDIDATE_SHARE` of the index.
+2. **Fuzzy stage.** One vectorised `rapidfuzz.process.extract` call scores them with
+   `token_set_ratio` (a line holding the whole template, or a template holding the whole
+   line, scores high), `score_cutoff=SET_CUTOFF`.
 3. **Similarity.** similarity = token_set x (COVERAGE_FLOOR + (1 - COVERAGE_FLOOR) x
    coverage), coverage being the Dice overlap of both sides' IDF-weighted informative
    tokens, so a short generic line is not a perfect match for every template that
@@ -38,6 +38,7 @@ from rapidfuzz import fuzz, process
 from app.domain.matching.context import MAX_LIFT, QueryContext, context_adjustment
 from app.domain.matching.evidence import Level
 from app.domain.matching.index import MatchIndex
+from app.domain.matching.prefilter import by_coverage, coverage, query_mass, shared_masses
 from app.domain.matching.tokens import informative
 
 # When a match is confident. Chosen on the labelled set (tests/data/labelled: 107 lines of
@@ -72,14 +73,13 @@ MIN_REPORT_SCORE = 0.05
 SET_CUTOFF = 35.0
 
 
-# Message lines the fuzzy stage passes on to the full similarity per query line. The
-# final order (token set x coverage) differs from token set alone, so this is generous.
-RERANK_LIMIT = 3000
-
-
-# Candidates may take this share of the index before rarer tokens alone decide; with
-# 0.4 the prefilter keeps recall@5 >= 0.99 against an exhaustive scan (bench/).
+# At most this share of the index (and at least CANDIDATE_MIN lines) is compared with one
+# query line, highest coverage first; with 0.4 the prefilter keeps recall@5 >= 0.99
+# against an exhaustive scan (bench/).
 CANDIDATE_SHARE = 0.4
+
+
+CANDIDATE_MIN = 64
 
 
 # Weight of token set alone in the similarity; the rest is coverage. Lower floors make
@@ -147,73 +147,69 @@ class LineScores(list[LineScore]):
 def score_line(index: MatchIndex, key: str, exhaustive: bool = False) -> LineScores:
     """The best message line of each reference for one query key, best first.
 
-    `exhaustive` skips the prefilter and gives every message line past `SET_CUTOFF` its
-    full similarity; otherwise the best `RERANK_LIMIT` by token set among the candidates do.
+    Only lines sharing an informative token with the key can match (`prefilter`); the
+    CANDIDATE_SHARE of the index with the highest coverage are compared, or with
+    `exhaustive` all of them.
     """
-    tokens = set(informative(key.split()))
-    if not tokens or not index.entry_keys:
+    query = tuple(set(informative(key.split())))
+    if not query or not index.entry_keys:
         return LineScores()
-    if exhaustive:
-        entries: Sequence[int] = range(len(index.entry_keys))
-        choices: Sequence[str] = index.entry_keys
-    else:
-        entries = _candidates(index, tokens)
-        choices = [index.entry_keys[entry] for entry in entries]
-    found = process.extract(
-        key,
-        choices,
-        scorer=fuzz.token_set_ratio,
-        processor=None,
-        score_cutoff=SET_CUTOFF,
-        limit=None if exhaustive else RERANK_LIMIT,
-    )
-    query_mass = sum(index.idf.get(t, index.unknown_idf) for t in tokens)
-    query = tuple(tokens)
-    weights, masses, refs = index.entry_weights, index.entry_masses, index.entry_refs
-    kinds = index.entry_kinds
+    shared = shared_masses(index, query)
+    mass = query_mass(index, query)
+    entries = sorted(shared)
+    budget = max(CANDIDATE_MIN, int(len(index.entry_keys) * CANDIDATE_SHARE))
+    if not exhaustive and len(entries) > budget:
+        entries = sorted(by_coverage(index, shared, mass)[:budget])
     best: dict[int, tuple[float, int, float, float]] = {}
-    healthy = _NONE
-    for _, token_set, position in found:
-        entry = entries[position]
-        shared = sum(filter(None, map(weights[entry].get, query)))
-        if not shared:
-            continue  # sharing only placeholders and stop words is not a match
-        # Dice on IDF mass: the share of both sides' informative words the other holds.
-        coverage = 2 * shared / (query_mass + masses[entry])
-        similarity = token_set / 100 * (COVERAGE_FLOOR + (1 - COVERAGE_FLOOR) * coverage)
-        ref = refs[entry]
-        if similarity < MIN_MESSAGE_SIMILARITY:
-            continue
-        if kinds[entry] == "healthy":
-            if similarity > healthy[0]:
-                healthy = (similarity, entry, token_set / 100, coverage)
-        elif similarity > best.get(ref, _NONE)[0]:
-            best[ref] = (similarity, entry, token_set / 100, coverage)
+    healthy = _compare(index, key, entries, shared, mass, best)
     ranked = sorted(best.items(), key=lambda item: (-item[1][0], item[0]))
     scores = LineScores(
         LineScore(ref, entry, sim, token_set, cov) for ref, (sim, entry, token_set, cov) in ranked
     )
-    similarity, entry, token_set, coverage = healthy
+    similarity, entry, token_set, found_coverage = healthy
     if entry >= 0:
-        scores.healthy = LineScore(refs[entry], entry, similarity, token_set, coverage)
+        scores.healthy = LineScore(
+            index.entry_refs[entry], entry, similarity, token_set, found_coverage
+        )
     return scores
 
 
 _NONE = (-1.0, -1, 0.0, 0.0)
 
 
-def _candidates(index: MatchIndex, tokens: set[str]) -> list[int]:
-    """Entries sharing one of the query's rarer tokens, in index order."""
-    lists = sorted((index.postings[t] for t in tokens if t in index.postings), key=len)
-    budget = max(64, int(len(index.entry_keys) * CANDIDATE_SHARE))
-    chosen: list[frozenset[int]] = []
-    total = 0
-    for ids in lists:
-        if chosen and total + len(ids) > budget:
-            break
-        chosen.append(ids)
-        total += len(ids)
-    return sorted(frozenset().union(*chosen))
+def _compare(
+    index: MatchIndex,
+    key: str,
+    entries: Sequence[int],
+    shared: dict[int, float],
+    mass: float,
+    best: dict[int, tuple[float, int, float, float]],
+) -> tuple[float, int, float, float]:
+    """Score some message lines against the key: the best of each reference into `best`;
+    returns the best healthy line."""
+    healthy = _NONE
+    found = process.extract(
+        key,
+        [index.entry_keys[entry] for entry in entries],
+        scorer=fuzz.token_set_ratio,
+        processor=None,
+        score_cutoff=SET_CUTOFF,
+        limit=None,
+    )
+    masses, refs, kinds = index.entry_masses, index.entry_refs, index.entry_kinds
+    for _, token_set, position in found:
+        entry = entries[position]
+        line_coverage = coverage(shared[entry], mass, masses[entry])
+        similarity = token_set / 100 * (COVERAGE_FLOOR + (1 - COVERAGE_FLOOR) * line_coverage)
+        if similarity < MIN_MESSAGE_SIMILARITY:
+            continue
+        ref = refs[entry]
+        if kinds[entry] == "healthy":
+            if similarity > healthy[0]:
+                healthy = (similarity, entry, token_set / 100, line_coverage)
+        elif similarity > best.get(ref, _NONE)[0]:
+            best[ref] = (similarity, entry, token_set / 100, line_coverage)
+    return healthy
 
 
 def keyword_overlap(index: MatchIndex, ref: int, stems: set[str]) -> tuple[float, list[str]]:
@@ -262,6 +258,12 @@ class Scorer:
         self.code_paths = code_paths or {}
         # Context verdicts per reference, shared by the scorers of one scan.
         self.offsets = {} if offsets is None else offsets
+        # The references sharing a keyword with the query: the rest overlap by 0, found
+        # without a set intersection each (a query touches thousands at 10,000 refs).
+        postings = index.keyword_postings
+        self.keyword_refs: frozenset[int] = frozenset().union(
+            *(postings[stem] for stem in stems if stem in postings)
+        )
 
     def offset(self, ref: int) -> tuple[float, list[str]]:
         if ref not in self.offsets:
@@ -275,7 +277,9 @@ class Scorer:
 
     def base(self, ref: int, similarity: float) -> float:
         """Similarity, with the gap to 1 partly filled by keywords and code paths."""
-        overlap, _ = keyword_overlap(self.index, ref, self.stems)
+        overlap = (
+            keyword_overlap(self.index, ref, self.stems)[0] if ref in self.keyword_refs else 0.0
+        )
         code = CODE_PATH_WEIGHT if ref in self.code_paths else 0.0
         return similarity + (1 - similarity) * (KEYWORD_WEIGHT * overlap + code)
 

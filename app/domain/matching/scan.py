@@ -26,7 +26,7 @@ from app.domain.matching.judge import (
     message_of,
     message_reasons,
 )
-from app.domain.matching.lines import TELLING_RE, ReadingFacts, count_lines, reading_notes
+from app.domain.matching.lines import ReadingFacts, count_lines, reading_notes, telling
 from app.domain.matching.logread import LogRead, read_log
 from app.domain.matching.next_steps import next_checks
 from app.domain.matching.normalize import MAX_LINE_CHARS
@@ -112,7 +112,10 @@ def scan_read(
         )
     lines, groups = read.lines, read.groups
     eligible = [group for group in groups if not group.noise]
-    eligible.sort(key=lambda group: not TELLING_RE.search(group.template))
+    flags = telling([group.template for group in eligible])
+    eligible = [group for group, flag in zip(eligible, flags, strict=True) if flag] + [
+        group for group, flag in zip(eligible, flags, strict=True) if not flag
+    ]
     scored = eligible[:FUZZY_TEMPLATE_CAP]
     inferred = infer_context(read.head)
     query = QueryContext.of(context, inferred)
@@ -126,6 +129,9 @@ def scan_read(
         scores = score_line(index, key)
         if scores.claimed_healthy() is not None:
             healthy += len(group.line_numbers)
+            continue
+        if not scores:  # no message line to rank: most lines of a high-entropy paste
+            unmatched.append((group.template, group.line_numbers))
             continue
         _remember_neighbours(index, scores, group, neighbours)
         scorer = Scorer(index, keyword_stems(key.split()), query, None, offsets)

@@ -1,0 +1,52 @@
+"""Which message lines one query line is compared with, and in what order (`rank.score_line`).
+
+A message line's similarity is token set x (floor + (1 - floor) x coverage), coverage being
+the Dice overlap of the IDF mass of both sides' informative tokens (`rank.py`). Token set is
+at most 1, so coverage alone bounds the similarity, and coverage needs nothing but the mass
+a line shares with the query: one pass over the postings of the query's tokens gives it for
+every line at once. A line sharing no informative token has coverage 0 and is no match
+(`score_line` drops it whatever its token set), so the lines found here are all there is to
+compare, and comparing them highest coverage first finds the best ones soonest.
+
+Reads from the index: `postings`, `idf`, `unknown_idf` and `entry_masses`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from app.domain.matching.index import MatchIndex
+
+
+def shared_masses(index: MatchIndex, query: Sequence[str]) -> dict[int, float]:
+    """The IDF mass each message line shares with the query's informative tokens, for the
+    lines sharing any; summed in `query` order, as a line's own weights would be."""
+    shared: dict[int, float] = {}
+    get = shared.get
+    for token in query:
+        entries = index.postings.get(token)
+        if entries is None:
+            continue
+        weight = index.idf[token]
+        for entry in entries:
+            shared[entry] = get(entry, 0) + weight
+    return shared
+
+
+def query_mass(index: MatchIndex, query: Sequence[str]) -> float:
+    """The IDF mass of the query's informative tokens (a token no line holds weighs most)."""
+    return sum(index.idf.get(token, index.unknown_idf) for token in query)
+
+
+def coverage(shared: float, mass: float, entry_mass: float) -> float:
+    """Dice on IDF mass: the share of both sides' informative words the other holds."""
+    return 2 * shared / (mass + entry_mass)
+
+
+def by_coverage(index: MatchIndex, shared: dict[int, float], mass: float) -> list[int]:
+    """The lines sharing a token with the query, highest coverage first (then by position)."""
+    masses = index.entry_masses
+    entries = sorted(shared)
+    found = [coverage(shared[entry], mass, masses[entry]) for entry in entries]
+    order = sorted(range(len(entries)), key=found.__getitem__, reverse=True)  # stable
+    return [entries[n] for n in order]

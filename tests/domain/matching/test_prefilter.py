@@ -1,0 +1,79 @@
+"""The prefilter over the shipped references and the labelled lines: the shared IDF mass it
+sums from the postings is what each line's own weights give, its order is by coverage, only
+the best by coverage are compared, and the best reference of a line is the one comparing
+every line finds."""
+
+from __future__ import annotations
+
+import pytest
+from paths import LABELLED, REFERENCES
+
+from app.domain.matching import rank
+from app.domain.matching.index import MatchIndex, build_index, comparison_key
+from app.domain.matching.labelled import read_labelled
+from app.domain.matching.normalize import normalize_line
+from app.domain.matching.prefilter import by_coverage, coverage, query_mass, shared_masses
+from app.domain.matching.tokens import informative
+from app.domain.references.folder import read_folder
+
+KEYS = [comparison_key(normalize_line(line.text)) for line in read_labelled(LABELLED)]
+BUDGET = 8
+
+
+@pytest.fixture(scope="module")
+def index() -> MatchIndex:
+    return build_index(read_folder(REFERENCES).references)
+
+
+def _query(key: str) -> tuple[str, ...]:
+    return tuple(set(informative(key.split())))
+
+
+def test_the_shared_mass_is_what_each_lines_own_weights_give(index: MatchIndex) -> None:
+    for key in KEYS:
+        query = _query(key)
+        own = {
+            entry: sum(filter(None, map(weights.get, query)))
+            for entry, weights in enumerate(index.entry_weights)
+        }
+        assert shared_masses(index, query) == {e: mass for e, mass in own.items() if mass}
+
+
+def test_lines_come_highest_coverage_first_then_by_position(index: MatchIndex) -> None:
+    for key in KEYS:
+        query = _query(key)
+        shared, mass = shared_masses(index, query), query_mass(index, query)
+        order = by_coverage(index, shared, mass)
+        assert sorted(order) == sorted(shared)
+        coverages = [coverage(shared[e], mass, index.entry_masses[e]) for e in order]
+        assert all(
+            (coverages[n], -order[n]) > (coverages[n + 1], -order[n + 1])
+            for n in range(len(order) - 1)
+        )
+
+
+def test_past_the_budget_only_the_highest_coverage_lines_are_compared(
+    index: MatchIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(rank, "CANDIDATE_SHARE", 0.0)
+    monkeypatch.setattr(rank, "CANDIDATE_MIN", BUDGET)
+    cut = 0
+    for key in KEYS:
+        query = _query(key)
+        shared = shared_masses(index, query)
+        allowed = set(by_coverage(index, shared, query_mass(index, query))[:BUDGET])
+        scores = rank.score_line(index, key)
+        found = {line.entry for line in scores}
+        if scores.healthy is not None:
+            found.add(scores.healthy.entry)
+        assert found <= allowed
+        cut += len(shared) > BUDGET
+    assert cut > 0
+
+
+def test_the_best_reference_of_every_labelled_line_is_the_exhaustive_one(
+    index: MatchIndex,
+) -> None:
+    for key in KEYS:
+        fast, every = rank.score_line(index, key), rank.score_line(index, key, exhaustive=True)
+        assert fast[:1] == every[:1], key
