@@ -76,11 +76,12 @@ PHASE_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"|\bcompil(?:e|ing|ation)\b(?! with .TORCH_USE_CUDA_DSA)",
         ),
         # not the weights loaded at start-up: vLLM's "Loading safetensors checkpoint
-        # shards" and Hugging Face's "Loading checkpoint shards" progress bars
+        # shards" and Hugging Face's "Loading checkpoint shards" progress bars, and
+        # `safetensors`, which names the weights' file format when they are loaded too
         (
             "checkpointing",
             r"\bsave_pretrained\b|(?<!loading )(?<!loading safetensors )(?<!loading pt )"
-            r"\b(?:checkpoint(?:ing|s)?|safetensors)\b(?! (?:checkpoint )?shards)",
+            r"\bcheckpoint(?:ing|s)?\b(?! shards)",
         ),
         ("data-loading", r"\bdataloader\b|\bdata ?loader worker\b|\bdataset\b"),
         (

@@ -23,6 +23,12 @@ from app.domain.matching.context import infer_context
             id="weights-loaded-at-start-up",
         ),
         pytest.param(
+            "INFO 06-10 06:16:43 [weight_utils.py:291] Using model weights format "
+            "['*.safetensors']",
+            None,
+            id="the-weights-file-format",
+        ),
+        pytest.param(
             "Loading safetensors checkpoint shards: 100% Completed | 1/1\n"
             "INFO:     Started server process [1]\nINFO 06-10 serving requests",
             "inference",
