@@ -22,52 +22,61 @@ K = TypeVar("K")
 V = TypeVar("V")
 
 
-class Sizes(Mapping[str, int]):
+class _Keyed(Mapping[str, V]):
+    """A view with the keys of the table it reads, each value worked out on first
+    reading and remembered."""
+
+    def __init__(self, keys: Mapping[str, object]) -> None:
+        self._keys = keys
+        self._memo: dict[str, V] = {}
+
+    @abstractmethod
+    def _work_out(self, key: str) -> V:
+        """The value of `key` (KeyError when the table does not hold it)."""
+
+    def __getitem__(self, key: str) -> V:
+        found = self._memo.get(key)
+        if found is None:
+            found = self._memo[key] = self._work_out(key)
+        return found
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._keys
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+
+class Sizes(_Keyed[int]):
     """How many each key holds, read from a table of holders."""
 
     def __init__(self, holders: Mapping[str, Collection[str]]) -> None:
+        super().__init__(holders)
         self._holders = holders
 
-    def __getitem__(self, key: str) -> int:
+    def _work_out(self, key: str) -> int:
         return len(self._holders[key])
 
-    def __contains__(self, key: object) -> bool:
-        return key in self._holders
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._holders)
-
-    def __len__(self) -> int:
-        return len(self._holders)
+    __getitem__ = _work_out  # not remembered: a length is as cheap to read again
 
 
-class InverseFrequency(Mapping[str, float]):
+class InverseFrequency(_Keyed[float]):
     """log(1 + total / how many hold the token), divided by `scale`, for each token held."""
 
     def __init__(self, counts: Mapping[str, int], total: int, scale: float = 1.0) -> None:
+        super().__init__(counts)
         self._counts = counts
         self._total = total
         self._scale = scale
-        self._memo: dict[str, float] = {}
 
-    def __getitem__(self, token: str) -> float:
-        found = self._memo.get(token)
-        if found is None:
-            found = math.log(1 + self._total / self._counts[token]) / self._scale
-            self._memo[token] = found
-        return found
+    def _work_out(self, token: str) -> float:
+        return math.log(1 + self._total / self._counts[token]) / self._scale
 
     def get(self, token: str, default: float | None = None) -> float | None:  # type: ignore[override]
         return self[token] if token in self._counts else default
-
-    def __contains__(self, token: object) -> bool:
-        return token in self._counts
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._counts)
-
-    def __len__(self) -> int:
-        return len(self._counts)
 
 
 class _PerLine(Sequence[T]):
@@ -117,7 +126,7 @@ class LineMasses(_PerLine[float]):
         return sum(self._idf[token] for token in tokens)
 
 
-class LinePostings(Mapping[str, frozenset[int]]):
+class LinePostings(_Keyed[frozenset[int]]):
     """Each token's message lines, by index number, from the references holding it."""
 
     def __init__(
@@ -127,56 +136,30 @@ class LinePostings(Mapping[str, frozenset[int]]):
         positions: Mapping[str, int],
         starts: Sequence[int],
     ) -> None:
+        super().__init__(holders)
         self._holders = holders
         self._pieces = pieces
         self._positions = positions
         self._starts = starts  # each reference's first line, by index number
-        self._memo: dict[str, frozenset[int]] = {}
 
-    def __getitem__(self, token: str) -> frozenset[int]:
-        found = self._memo.get(token)
-        if found is None:
-            found = frozenset(
-                self._starts[self._positions[holder]] + line
-                for holder in self._holders[token]
-                for line in self._pieces[holder].lines_holding(token)
-            )
-            self._memo[token] = found
-        return found
-
-    def __contains__(self, token: object) -> bool:
-        return token in self._holders
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._holders)
-
-    def __len__(self) -> int:
-        return len(self._holders)
+    def _work_out(self, token: str) -> frozenset[int]:
+        return frozenset(
+            self._starts[self._positions[holder]] + line
+            for holder in self._holders[token]
+            for line in self._pieces[holder].lines_holding(token)
+        )
 
 
-class Owners(Mapping[str, frozenset[int]]):
+class Owners(_Keyed[frozenset[int]]):
     """Each key's references, by index number, from their ids."""
 
     def __init__(self, holders: Mapping[str, frozenset[str]], positions: Mapping[str, int]):
+        super().__init__(holders)
         self._holders = holders
         self._positions = positions
-        self._memo: dict[str, frozenset[int]] = {}
 
-    def __getitem__(self, key: str) -> frozenset[int]:
-        found = self._memo.get(key)
-        if found is None:
-            found = frozenset(self._positions[holder] for holder in self._holders[key])
-            self._memo[key] = found
-        return found
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._holders
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._holders)
-
-    def __len__(self) -> int:
-        return len(self._holders)
+    def _work_out(self, key: str) -> frozenset[int]:
+        return frozenset(self._positions[holder] for holder in self._holders[key])
 
 
 class Computed(Mapping[K, V]):
