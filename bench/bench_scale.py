@@ -81,20 +81,40 @@ def index_updates(references: Sequence[Reference]) -> None:
     )
 
 
+# Run in the child: `failref` as the console script runs it, and at exit the child's own
+# high-water RSS (VmHWM, kB) written where PEAK_FILE_ENV says. VmHWM belongs to the address
+# space the exec made; the parent's rusage cannot give it, as Linux carries `ru_maxrss`
+# over `execve`, and a child forked from this process (10,000 references in memory) would
+# count the pages it was forked with.
+PEAK_FILE_ENV = "BENCH_PEAK_FILE"
+CHILD_MAIN = (
+    "import atexit, os, re\n"
+    "def _peak():\n"
+    "    status = open('/proc/self/status').read()\n"
+    "    kb = re.search(r'VmHWM:\\s+(\\d+)', status).group(1)\n"
+    f"    open(os.environ['{PEAK_FILE_ENV}'], 'w').write(kb)\n"
+    "atexit.register(_peak)\n"
+    "from app.cli import main\n"
+    "main()\n"
+)
+
+
 def run_measured(
-    command: list[str], environment: dict[str, str]
+    arguments: list[str], environment: dict[str, str]
 ) -> tuple[subprocess.CompletedProcess[str], float]:
-    """Run `command` to the end; its output and its own peak RSS in MB. `wait4` reports
-    the one child: RUSAGE_CHILDREN is the largest of every child this process ever waited
-    for, so a grep run earlier (the whole-log anchor's 1,000 patterns) would be counted."""
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        child = subprocess.Popen(command, env=environment, stdout=out, stderr=err, text=True)
-        _, status, usage = os.wait4(child.pid, 0)
-        child.returncode = os.waitstatus_to_exitcode(status)  # reaped: Popen must not wait
-        out.seek(0)
-        err.seek(0)
-        done = subprocess.CompletedProcess(command, child.returncode, out.read(), err.read())
-    return done, usage.ru_maxrss / 1024
+    """Run `failref ARGUMENTS` in a child to the end; its output and its own peak RSS in
+    MB (see CHILD_MAIN)."""
+    with tempfile.TemporaryDirectory() as folder:
+        peak_file = Path(folder) / "peak"
+        command = [sys.executable, "-c", CHILD_MAIN, *arguments]
+        done = subprocess.run(
+            command,
+            env={**environment, PEAK_FILE_ENV: str(peak_file)},
+            capture_output=True,
+            text=True,
+        )
+        peak_kb = float(peak_file.read_text()) if peak_file.exists() else float("nan")
+    return done, peak_kb / 1024
 
 
 def million_lines(make_log: Callable[[int], str]) -> None:
@@ -110,9 +130,8 @@ def million_lines(make_log: Callable[[int], str]) -> None:
             "FAILREF_REFERENCES_DIR": str(ROOT / "references"),
             "PYTHONPATH": str(ROOT),
         }
-        command = [sys.executable, "-c", "from app.cli import main; main()", "scan", str(log_path)]
         begin = time.perf_counter()
-        done, peak_mb = run_measured(command, environment)
+        done, peak_mb = run_measured(["scan", str(log_path)], environment)
         scan_s = time.perf_counter() - begin
         grep = [shutil.which("grep") or "grep", "-c", "ERROR", str(log_path)]
         grep_s = timed(lambda: subprocess.run(grep, capture_output=True, env={"LC_ALL": "C"}))
