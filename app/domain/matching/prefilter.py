@@ -46,7 +46,4 @@ def coverage(shared: float, mass: float, entry_mass: float) -> float:
 def by_coverage(index: MatchIndex, shared: dict[int, float], mass: float) -> list[int]:
     """The lines sharing a token with the query, highest coverage first (then by position)."""
     masses = index.entry_masses
-    entries = sorted(shared)
-    found = [coverage(shared[entry], mass, masses[entry]) for entry in entries]
-    order = sorted(range(len(entries)), key=found.__getitem__, reverse=True)  # stable
-    return [entries[n] for n in order]
+    return sorted(shared, key=lambda e: (-coverage(shared[e], mass, masses[e]), e))
