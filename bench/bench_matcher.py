@@ -42,7 +42,7 @@ from app.domain.matching.match import match_text  # noqa: E402
 from app.domain.matching.normalize import normalize_line  # noqa: E402
 from app.domain.matching.scan import scan_log  # noqa: E402
 from app.domain.references.document import Message, Reference  # noqa: E402
-from app.domain.references.folder import read_folder  # noqa: E402
+from app.domain.references.folder import read_folder, reference_files  # noqa: E402
 from app.services.library import settle_heap  # noqa: E402
 
 SEED = 20261129
@@ -51,6 +51,11 @@ QUERIES = 1_000
 LOG_LINES = 100_000
 PLACEHOLDER_RE = re.compile(r"<([a-z][a-z_-]*)>")
 WORD_RE = re.compile(r"\b[A-Za-z]{4,}\b")
+FRONT_ID_RE = re.compile(r"^id: (\S+)$", re.M)
+ALIASES_RE = re.compile(r"^aliases: .*$", re.M)
+TITLE_RE = re.compile(r"^title: (.+)$", re.M)
+MESSAGE_SECTION_RE = re.compile(r"^## Message\n.*?(?=^## )", re.M | re.S)
+TEXT_BLOCK_RE = re.compile(r"```text\n(.*?)\n```", re.S)
 SYLLABLES = ("ka", "ro", "vel", "min", "tor", "shi", "ban", "qu", "lex", "dor", "pri", "zan")
 
 
@@ -125,6 +130,34 @@ def synthetic_references(
             )
         )
     return made
+
+
+def synthetic_folder(folder: Path, count: int, rng: random.Random) -> Path:
+    """`count` reference files made from the shipped ones as `synthetic_references` makes
+    its references (new id, no aliases, title and message lines with words swapped), written
+    to `folder` for a run that loads them as the app does."""
+    sources = [path.read_text(encoding="utf-8") for path in reference_files(ROOT / "references")]
+    vocabulary = sorted({word for text in sources for word in WORD_RE.findall(text)})
+    folder.mkdir(parents=True, exist_ok=True)
+    for number in range(count):
+        text = sources[number % len(sources)]
+        ref_id = FRONT_ID_RE.search(text)
+        if ref_id is None:
+            raise ValueError(f"a shipped reference has no id line: {text[:80]!r}")
+        new_id = f"{ref_id.group(1)}-syn{number}"
+        text = FRONT_ID_RE.sub(f"id: {new_id}", text, count=1)
+        text = ALIASES_RE.sub("aliases: []", text, count=1)
+        text = TITLE_RE.sub(lambda found: "title: " + mutate(found.group(1), vocabulary, rng), text)
+        text = MESSAGE_SECTION_RE.sub(
+            lambda section: TEXT_BLOCK_RE.sub(
+                lambda block: "```text\n" + mutate(block.group(1), vocabulary, rng) + "\n```",
+                section.group(0),
+            ),
+            text,
+            count=1,
+        )
+        (folder / f"{new_id}.md").write_text(text, encoding="utf-8")
+    return folder
 
 
 def mutate(text: str, vocabulary: Sequence[str], rng: random.Random) -> str:

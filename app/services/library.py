@@ -13,7 +13,7 @@ from app.domain.catalog import Catalog
 from app.domain.matching.index import IndexCache, build_index
 from app.domain.references.codes import code_owners
 from app.domain.references.document import Reference
-from app.domain.references.folder import folder_signature
+from app.domain.references.folder import ParsedFiles, folder_signature
 from app.domain.references.problems import Problem
 from app.services.schemas import ReferenceDetail
 from app.store.db import Engine, database_answers, make_engine, reading, upgrade_database, writing
@@ -39,8 +39,10 @@ class Library:
         self._catalog: Catalog | None = None
         self._version = -1
         self._signature: tuple[tuple[str, int, int], ...] = ()
-        # Unchanged rows keep their parsed reference, its index pieces and its API body
-        # from one load to the next: a save at 10,000 references works out one of them.
+        # Unchanged files keep their parse, unchanged rows their parsed reference, its index
+        # pieces and its API body from one load to the next: a save or a `git pull` of one
+        # reference at 10,000 works out one of each.
+        self.parsed_files = ParsedFiles()
         self.parsed_rows = ParsedRows()
         self.index_cache = IndexCache()
         self._settles = 0
@@ -61,7 +63,7 @@ class Library:
             # Taken before reading, kept only once the sync succeeded: a failed sync leaves
             # the old signature, so the watcher's next poll tries again.
             signature = folder_signature(self.settings.references_dir)
-            report = sync_folder(session, self.settings.references_dir)
+            report = sync_folder(session, self.settings.references_dir, self.parsed_files)
             self._catalog = build_catalog(
                 *read_index(session, self.parsed_rows),
                 tuple(report.problems),

@@ -13,7 +13,7 @@ from typing import Literal
 from sqlmodel import Session, col, delete, select
 
 from app.domain.references.document import Reference
-from app.domain.references.folder import read_folder
+from app.domain.references.folder import ParsedFiles, read_folder
 from app.domain.references.problems import Problem
 from app.store.changes import announce_change
 from app.store.models import AliasRow, ConflictRow, IndexStateRow, ReferenceRow, utc_now
@@ -75,18 +75,19 @@ class _Outcome:
     reparsed: bool = False
 
 
-def sync_folder(session: Session, folder: Path) -> SyncReport:
+def sync_folder(session: Session, folder: Path, memo: ParsedFiles | None = None) -> SyncReport:
     """Load what changed in `folder` into the index, in one transaction; broken files are
     reported and the last good version of such a file keeps serving, as does the database's
-    text of a reference the database changed since its last import (see `fate_of`)."""
-    contents = read_folder(folder)
+    text of a reference the database changed since its last import (see `fate_of`). With
+    `memo`, files whose bytes it saw last time are not parsed again (see `read_folder`)."""
+    contents = read_folder(folder, memo)
     if not folder.is_dir():
         return SyncReport([], [], [], 0, contents.problems)
     rows = {row.id: row for row in session.exec(select(ReferenceRow))}
     outcome = _Outcome(kept=_ids_of_broken_files(contents.problems, folder))
     for reference in contents.references:
-        data = contents.sources[reference.id]
-        _sync_file(session, outcome, reference, rows.get(reference.id), data)
+        found = (contents.sources[reference.id], contents.documents[reference.id])
+        _sync_file(session, outcome, reference, rows.get(reference.id), found)
     present = {reference.id for reference in contents.references} | outcome.kept
     removed = _sync_gone(outcome, [row for key, row in rows.items() if key not in present])
     _remove(session, removed)
@@ -111,9 +112,11 @@ def _sync_file(
     outcome: _Outcome,
     reference: Reference,
     row: ReferenceRow | None,
-    data: bytes,
+    found: tuple[bytes, str],
 ) -> None:
-    """Bring one good file's index row in line, as its `fate_of` says."""
+    """Bring one good file's index row in line, as its `fate_of` says; `found` is the
+    file's bytes and its reference as the row stores it."""
+    data, document = found
     fate = fate_of(row, reference.content_hash)
     if row is not None and fate in ("database", "conflict"):
         outcome.kept.add(reference.id)
@@ -127,7 +130,7 @@ def _sync_file(
         outcome.unchanged += 1
         # Same text, read by a newer parser (the index takes the new reading), or an
         # export wrote the database's text into the folder: no revision, nobody changed it.
-        newer_reading = row.document != reference.model_dump_json()
+        newer_reading = row.document != document
         outcome.reparsed = outcome.reparsed or newer_reading
         if newer_reading or row.imported_hash != reference.content_hash:
             store_reference(session, reference, row, aliases=False, imported=True)

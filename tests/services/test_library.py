@@ -43,6 +43,18 @@ def test_a_file_changed_on_disk_is_reloaded_on_the_next_poll(settings: Settings)
     library.close()
 
 
+def test_a_pull_of_one_file_parses_that_file_alone(settings: Settings) -> None:
+    library = open_library(settings)
+    loaded = library.parsed_files.parsed
+    path = settings.references_dir / "stuck-rank.md"
+    path.write_text(path.read_text().replace("A dead host.", "Pulled from git."))
+    assert library.poll() == "reloaded"
+    assert library.parsed_files.parsed == loaded + 1
+    assert library.catalog.references["stuck-rank"].causes[2].title == "Pulled from git"
+    assert "slow-collective" in library.catalog.references
+    library.close()
+
+
 def test_replicas_sharing_a_database_serve_a_web_edit_and_keep_their_folders(
     settings: Settings, tmp_path: Path
 ) -> None:

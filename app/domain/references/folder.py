@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.domain.references.codes import code_name, code_owners
-from app.domain.references.document import Reference
+from app.domain.references.document import Reference, content_hash
 from app.domain.references.graph import link_problems
 from app.domain.references.parser import parse_reference
 from app.domain.references.problems import Problem
@@ -21,11 +21,45 @@ SKIPPED_NAMES = frozenset({"readme.md"})
 
 @dataclass(frozen=True)
 class FolderContents:
-    """The references of a folder that passed validation, the raw bytes of each, and problems."""
+    """The references of a folder that passed validation, the raw bytes of each, each as
+    the database stores it (by id), and problems."""
 
     references: list[Reference]
     problems: list[Problem]
     sources: dict[str, bytes] = field(default_factory=dict)
+    documents: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedFile:
+    """What parsing one file's bytes gave: its reference (None when it has errors), its
+    problems, and the reference as the database stores it (`document`)."""
+
+    content_hash: str
+    reference: Reference | None
+    problems: tuple[Problem, ...]
+    document: str
+
+
+class ParsedFiles:
+    """The files the last read of a folder parsed, by the path problems name them by: the
+    next read parses only the files whose bytes changed since (a `git pull` of one file at
+    10,000 references parses that one)."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, ParsedFile] = {}
+        self.parsed = 0  # files parsed, since this was made
+
+    def parse(self, shown: str, data: bytes) -> ParsedFile:
+        """The parse of `data`, the file at `shown`: the last one when the bytes are the same."""
+        found_hash = content_hash(data)
+        last = self.files.get(shown)
+        if last is not None and last.content_hash == found_hash:
+            return last
+        reference, problems = parse_reference(shown, data)
+        document = reference.model_dump_json() if reference is not None else ""
+        self.parsed += 1
+        return ParsedFile(found_hash, reference, tuple(problems), document)
 
 
 def reference_files(folder: Path) -> list[Path]:
@@ -42,11 +76,17 @@ def display_path(path: Path, folder: Path) -> str:
     return f"{folder.name}/{path.name}"
 
 
-def read_folder(folder: Path) -> FolderContents:
-    """Parse every reference file of `folder`, then check what spans files (ids, links)."""
+def read_folder(folder: Path, memo: ParsedFiles | None = None) -> FolderContents:
+    """Parse every reference file of `folder`, then check what spans files (ids, links).
+
+    With `memo`, a file whose bytes are those it last saw is not parsed again, and `memo`
+    then holds this read's files (a file gone from the folder leaves it)."""
+    memo = memo or ParsedFiles()
+    files: dict[str, ParsedFile] = {}
     parsed: list[Reference] = []
     problems: list[Problem] = []
     sources: dict[str, bytes] = {}
+    documents: dict[str, str] = {}
     if not folder.is_dir():
         missing = Problem(str(folder), 0, "folder", "references folder does not exist")
         return FolderContents([], [missing])
@@ -55,14 +95,22 @@ def read_folder(folder: Path) -> FolderContents:
         if problem is not None:
             problems.append(problem)
             continue
-        reference, found = parse_reference(display_path(path, folder), data)
-        problems.extend(found)
-        if reference is not None:
-            parsed.append(reference)
-            sources[reference.id] = data
+        shown = display_path(path, folder)
+        files[shown] = found = memo.parse(shown, data)
+        problems.extend(found.problems)
+        if found.reference is not None:
+            parsed.append(found.reference)
+            sources[found.reference.id] = data
+            documents[found.reference.id] = found.document
+    memo.files = files
     kept, cross = check_across_files(parsed)
     problems.extend(cross)
-    return FolderContents(kept, sorted(problems), {r.id: sources[r.id] for r in kept})
+    return FolderContents(
+        kept,
+        sorted(problems),
+        {r.id: sources[r.id] for r in kept},
+        {r.id: documents[r.id] for r in kept},
+    )
 
 
 def _read_file(path: Path, folder: Path) -> tuple[bytes, Problem | None]:
