@@ -402,7 +402,12 @@ def main() -> None:
     index_updates(sizes[-1][1])
     if not args.quick:
         print()
-        million_lines(lambda count: realistic_log(real, rng, count))
+        with tempfile.TemporaryDirectory() as folder:
+            thousand = synthetic_folder(Path(folder) / "references", 1_000 - len(real), rng)
+            for path in reference_files(ROOT / "references"):
+                shutil.copy(path, thousand / path.name)
+            folders = [("shipped", ROOT / "references"), ("1,000", thousand)]
+            million_lines(lambda count: realistic_log(real, rng, count), folders)
     print("\nbad input @ 1,000 refs:")
     bad_input(sizes[1][1], rng)
 

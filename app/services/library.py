@@ -63,7 +63,9 @@ class Library:
             # Taken before reading, kept only once the sync succeeded: a failed sync leaves
             # the old signature, so the watcher's next poll tries again.
             signature = folder_signature(self.settings.references_dir)
-            report = sync_folder(session, self.settings.references_dir, self.parsed_files)
+            known = self._catalog.references if self._catalog else {}
+            folder = self.settings.references_dir
+            report = sync_folder(session, folder, self.parsed_files, known)
             self._catalog = build_catalog(
                 *read_index(session, self.parsed_rows),
                 tuple(report.problems),

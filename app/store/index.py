@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -75,19 +75,26 @@ class _Outcome:
     reparsed: bool = False
 
 
-def sync_folder(session: Session, folder: Path, memo: ParsedFiles | None = None) -> SyncReport:
+def sync_folder(
+    session: Session,
+    folder: Path,
+    memo: ParsedFiles | None = None,
+    known: Mapping[str, Reference] | None = None,
+) -> SyncReport:
     """Load what changed in `folder` into the index, in one transaction; broken files are
     reported and the last good version of such a file keeps serving, as does the database's
     text of a reference the database changed since its last import (see `fate_of`). With
-    `memo`, files whose bytes it saw last time are not parsed again (see `read_folder`)."""
-    contents = read_folder(folder, memo)
+    `memo` and the references served now (`known`), an unchanged file is not parsed again
+    and its row is taken as it is (see `read_folder`)."""
+    contents = read_folder(folder, memo, known)
     if not folder.is_dir():
         return SyncReport([], [], [], 0, contents.problems)
     rows = {row.id: row for row in session.exec(select(ReferenceRow))}
     outcome = _Outcome(kept=_ids_of_broken_files(contents.problems, folder))
     for reference in contents.references:
-        found = (contents.sources[reference.id], contents.documents[reference.id])
-        _sync_file(session, outcome, reference, rows.get(reference.id), found)
+        data = contents.sources[reference.id]
+        fresh = reference.id not in contents.remembered
+        _sync_file(session, outcome, reference, rows.get(reference.id), data, fresh)
     present = {reference.id for reference in contents.references} | outcome.kept
     removed = _sync_gone(outcome, [row for key, row in rows.items() if key not in present])
     _remove(session, removed)
@@ -112,11 +119,11 @@ def _sync_file(
     outcome: _Outcome,
     reference: Reference,
     row: ReferenceRow | None,
-    found: tuple[bytes, str],
+    data: bytes,
+    fresh: bool,
 ) -> None:
-    """Bring one good file's index row in line, as its `fate_of` says; `found` is the
-    file's bytes and its reference as the row stores it."""
-    data, document = found
+    """Bring one good file's index row in line, as its `fate_of` says; `fresh`: the file
+    was parsed now (else its reference is the one read from its row)."""
     fate = fate_of(row, reference.content_hash)
     if row is not None and fate in ("database", "conflict"):
         outcome.kept.add(reference.id)
@@ -130,7 +137,7 @@ def _sync_file(
         outcome.unchanged += 1
         # Same text, read by a newer parser (the index takes the new reading), or an
         # export wrote the database's text into the folder: no revision, nobody changed it.
-        newer_reading = row.document != document
+        newer_reading = fresh and row.document != reference.model_dump_json()
         outcome.reparsed = outcome.reparsed or newer_reading
         if newer_reading or row.imported_hash != reference.content_hash:
             store_reference(session, reference, row, aliases=False, imported=True)

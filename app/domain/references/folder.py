@@ -4,7 +4,7 @@ links). Nothing here writes; the store brings the index in line with what this r
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,45 +21,58 @@ SKIPPED_NAMES = frozenset({"readme.md"})
 
 @dataclass(frozen=True)
 class FolderContents:
-    """The references of a folder that passed validation, the raw bytes of each, each as
-    the database stores it (by id), and problems."""
+    """The references of a folder that passed validation, the raw bytes of each, and
+    problems; `remembered`: the ids whose files were not parsed again (see `ParsedFiles`)."""
 
     references: list[Reference]
     problems: list[Problem]
     sources: dict[str, bytes] = field(default_factory=dict)
-    documents: dict[str, str] = field(default_factory=dict)
+    remembered: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
 class ParsedFile:
-    """What parsing one file's bytes gave: its reference (None when it has errors), its
-    problems, and the reference as the database stores it (`document`)."""
+    """What parsing one file's bytes gave: its reference's id (None when it has errors)
+    and its problems."""
 
     content_hash: str
-    reference: Reference | None
+    reference_id: str | None
     problems: tuple[Problem, ...]
-    document: str
 
 
 class ParsedFiles:
     """The files the last read of a folder parsed, by the path problems name them by: the
     next read parses only the files whose bytes changed since (a `git pull` of one file at
-    10,000 references parses that one)."""
+    10,000 references parses that one). It keeps no reference: an unchanged file's is
+    taken from those the caller holds (`known`), so none is held twice."""
 
     def __init__(self) -> None:
         self.files: dict[str, ParsedFile] = {}
         self.parsed = 0  # files parsed, since this was made
 
-    def parse(self, shown: str, data: bytes) -> ParsedFile:
-        """The parse of `data`, the file at `shown`: the last one when the bytes are the same."""
+    def read(
+        self, shown: str, data: bytes, known: Mapping[str, Reference]
+    ) -> tuple[Reference | None, tuple[Problem, ...], bool]:
+        """The reference and problems of `data`, the file at `shown`, and whether they were
+        parsed now: not when the bytes are those it last saw and `known` holds their
+        reference, read from those very bytes."""
         found_hash = content_hash(data)
         last = self.files.get(shown)
         if last is not None and last.content_hash == found_hash:
-            return last
-        reference, problems = parse_reference(shown, data)
-        document = reference.model_dump_json() if reference is not None else ""
+            if last.reference_id is None:
+                return None, last.problems, False
+            reference = known.get(last.reference_id)
+            if reference is not None and _read_from(reference, shown, found_hash):
+                return reference, last.problems, False
+        parsed, problems = parse_reference(shown, data)
         self.parsed += 1
-        return ParsedFile(found_hash, reference, tuple(problems), document)
+        self.files[shown] = ParsedFile(found_hash, parsed.id if parsed else None, tuple(problems))
+        return parsed, tuple(problems), True
+
+
+def _read_from(reference: Reference, shown: str, found_hash: str) -> bool:
+    """True when `reference` was read from these very bytes of the file at `shown`."""
+    return reference.content_hash == found_hash and reference.path == shown
 
 
 def reference_files(folder: Path) -> list[Path]:
@@ -76,17 +89,19 @@ def display_path(path: Path, folder: Path) -> str:
     return f"{folder.name}/{path.name}"
 
 
-def read_folder(folder: Path, memo: ParsedFiles | None = None) -> FolderContents:
+def read_folder(
+    folder: Path, memo: ParsedFiles | None = None, known: Mapping[str, Reference] | None = None
+) -> FolderContents:
     """Parse every reference file of `folder`, then check what spans files (ids, links).
 
-    With `memo`, a file whose bytes are those it last saw is not parsed again, and `memo`
-    then holds this read's files (a file gone from the folder leaves it)."""
+    With `memo`, a file whose bytes are those it last saw is not parsed again when `known`
+    (references by id) holds what they gave; `memo` then holds this read's files alone."""
     memo = memo or ParsedFiles()
-    files: dict[str, ParsedFile] = {}
+    present: set[str] = set()
     parsed: list[Reference] = []
     problems: list[Problem] = []
     sources: dict[str, bytes] = {}
-    documents: dict[str, str] = {}
+    remembered: set[str] = set()
     if not folder.is_dir():
         missing = Problem(str(folder), 0, "folder", "references folder does not exist")
         return FolderContents([], [missing])
@@ -96,20 +111,22 @@ def read_folder(folder: Path, memo: ParsedFiles | None = None) -> FolderContents
             problems.append(problem)
             continue
         shown = display_path(path, folder)
-        files[shown] = found = memo.parse(shown, data)
-        problems.extend(found.problems)
-        if found.reference is not None:
-            parsed.append(found.reference)
-            sources[found.reference.id] = data
-            documents[found.reference.id] = found.document
-    memo.files = files
+        present.add(shown)
+        reference, found, fresh = memo.read(shown, data, known or {})
+        problems.extend(found)
+        if reference is not None:
+            parsed.append(reference)
+            sources[reference.id] = data
+            if not fresh:
+                remembered.add(reference.id)
+    memo.files = {shown: file for shown, file in memo.files.items() if shown in present}
     kept, cross = check_across_files(parsed)
     problems.extend(cross)
     return FolderContents(
         kept,
         sorted(problems),
         {r.id: sources[r.id] for r in kept},
-        {r.id: documents[r.id] for r in kept},
+        frozenset(remembered.intersection(r.id for r in kept)),
     )
 
 
