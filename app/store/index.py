@@ -8,8 +8,9 @@ import logging
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Literal, cast
 
+from sqlalchemy.orm import QueryableAttribute, defer
 from sqlmodel import Session, col, delete, select
 
 from app.domain.references.document import Reference
@@ -89,7 +90,11 @@ def sync_folder(
     contents = read_folder(folder, memo, known)
     if not folder.is_dir():
         return SyncReport([], [], [], 0, contents.problems)
-    rows = {row.id: row for row in session.exec(select(ReferenceRow))}
+    # A row's document is read only where a file was parsed again (`_sync_file`): at
+    # 10,000 references the documents are ~400 MB, read on every reload before.
+    document = cast("QueryableAttribute[str]", ReferenceRow.document)  # a mapped column
+    query = select(ReferenceRow).options(defer(document))
+    rows = {row.id: row for row in session.exec(query)}
     outcome = _Outcome(kept=_ids_of_broken_files(contents.problems, folder))
     for reference in contents.references:
         data = contents.sources[reference.id]
