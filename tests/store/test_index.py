@@ -16,7 +16,7 @@ from app.domain.catalog import Catalog
 from app.domain.references.document import content_hash
 from app.services.library import build_catalog
 from app.store.db import make_engine, upgrade_database
-from app.store.index import ParsedRows, fate_of, read_index, sync_folder
+from app.store.index import ParsedRows, fate_of, index_version, read_index, sync_folder
 from app.store.models import AliasRow, ConflictRow, ReferenceRow, RevisionRow
 
 
@@ -73,6 +73,28 @@ def test_second_sync_of_an_unchanged_folder_writes_nothing(
         report = sync_folder(session, references_dir)
         assert (report.added, report.updated, report.removed, report.unchanged) == ([], [], [], 2)
         assert count(session, RevisionRow) == 2
+
+
+def test_a_row_read_by_an_older_parser_is_read_again_without_a_revision(
+    engine: Engine, references_dir: Path
+) -> None:
+    """The same bytes, stored by another parser version (its document differs): the sync
+    takes this parser's reading, bumps the index and records no revision."""
+    with Session(engine) as session:
+        sync_folder(session, references_dir)
+        row = session.get(ReferenceRow, "stuck-rank")
+        assert row is not None
+        row.document = row.document.replace("A dead host", "An older reading")
+        session.add(row)
+        session.commit()
+        version = index_version(session)
+        session.expunge_all()
+        report = sync_folder(session, references_dir)
+        assert (report.updated, report.unchanged) == ([], 2)
+        assert index_version(session) == version + 1
+        assert count(session, RevisionRow) == 2
+        catalog = load_catalog(session)
+    assert catalog.references["stuck-rank"].causes[2].title == "A dead host"
 
 
 def test_changed_file_is_updated_and_recorded_as_a_revision(
