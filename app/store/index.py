@@ -16,8 +16,10 @@ from sqlmodel import Session, col, delete, select
 from app.domain.references.document import Reference
 from app.domain.references.folder import ParsedFiles, read_folder
 from app.domain.references.problems import Problem
+from app.domain.references.reading import reading_of
 from app.store.changes import announce_change
 from app.store.models import AliasRow, ConflictRow, IndexStateRow, ReferenceRow, utc_now
+from app.store.readings import StoredReferences, seed
 from app.store.revisions import record_revision
 
 logger = logging.getLogger(__name__)
@@ -87,14 +89,18 @@ def sync_folder(
     text of a reference the database changed since its last import (see `fate_of`). With
     `memo` and the references served now (`known`), an unchanged file is not parsed again
     and its row is taken as it is (see `read_folder`)."""
-    contents = read_folder(folder, memo, known)
-    if not folder.is_dir():
-        return SyncReport([], [], [], 0, contents.problems)
-    # A row's document is read only where a file was parsed again (`_sync_file`): at
-    # 10,000 references the documents are ~400 MB, read on every reload before.
+    memo = memo if memo is not None else ParsedFiles()
+    # A row's document is read only where a file was parsed again (`_sync_file`) or its
+    # reference is taken from the row (`StoredReferences`): at 10,000 references the
+    # documents are ~400 MB, all read on every reload before.
     document = cast("QueryableAttribute[str]", ReferenceRow.document)  # a mapped column
     query = select(ReferenceRow).options(defer(document))
     rows = {row.id: row for row in session.exec(query)}
+    if not memo.files:  # a process's first read: what the rows say of their files
+        seed(memo, rows.values())
+    contents = read_folder(folder, memo, known or StoredReferences(session, rows))
+    if not folder.is_dir():
+        return SyncReport([], [], [], 0, contents.problems)
     outcome = _Outcome(kept=_ids_of_broken_files(contents.problems, folder))
     for reference in contents.references:
         data = contents.sources[reference.id]
@@ -128,7 +134,7 @@ def _sync_file(
     fresh: bool,
 ) -> None:
     """Bring one good file's index row in line, as its `fate_of` says; `fresh`: the file
-    was parsed now (else its reference is the one read from its row)."""
+    was parsed now (else its reference is the one served, or the one its row holds)."""
     fate = fate_of(row, reference.content_hash)
     if row is not None and fate in ("database", "conflict"):
         outcome.kept.add(reference.id)
@@ -141,14 +147,18 @@ def _sync_file(
     if row is not None and fate == "same":
         outcome.unchanged += 1
         # Same text, read by a newer parser (the index takes the new reading), or an
-        # export wrote the database's text into the folder: no revision, nobody changed it.
-        newer_reading = fresh and row.document != reference.model_dump_json()
+        # export wrote the database's text into the folder: no revision, nobody changed it;
+        # or a row that does not say yet which parser read it.
+        document = reference.model_dump_json() if fresh else None
+        newer_reading = document is not None and row.document != document
+        unmarked = document is not None and row.reading != reading_of(document)
         outcome.reparsed = outcome.reparsed or newer_reading
-        if newer_reading or row.imported_hash != reference.content_hash:
-            store_reference(session, reference, row, aliases=False, imported=True)
+        if newer_reading or unmarked or row.imported_hash != reference.content_hash:
+            store_reference(session, reference, row, imported=True, synced=True)
         return
-    store_reference(session, reference, row, aliases=False, imported=True)
-    record_revision(session, reference.id, data, author=FILES_AUTHOR, message="loaded from file")
+    store_reference(session, reference, row, imported=True, synced=True)
+    message = "loaded from file"
+    record_revision(session, reference.id, data, author=FILES_AUTHOR, message=message)
     (outcome.updated if row else outcome.added).append(reference.id)
 
 
@@ -199,13 +209,16 @@ def store_reference(
     row: ReferenceRow | None = None,
     *,
     imported: bool,
-    aliases: bool = True,
+    synced: bool = False,
 ) -> None:
     """Write `reference` into its index row (insert or update), and its aliases unless a
-    whole-folder sync rewrites them all afterwards. `imported`: its text is the folder's
-    file now (a load, or a save that wrote the file), so a later load compares with it."""
+    whole-folder sync wrote it (`synced`: it rewrites them all afterwards, and marks the
+    row as this parser's reading of the file, see `readings.py`). `imported`: its text is
+    the folder's file now (a load, or a save that wrote the file), so a later load
+    compares with it."""
     row = row or session.get(ReferenceRow, reference.id)
     kept_import = row.imported_hash if row is not None else None
+    document = reference.model_dump_json()
     fresh = ReferenceRow(
         id=reference.id,
         title=reference.title,
@@ -213,13 +226,14 @@ def store_reference(
         path=reference.path,
         content_hash=reference.content_hash,
         imported_hash=reference.content_hash if imported else kept_import,
-        document=reference.model_dump_json(),
+        document=document,
         loaded_at=utc_now(),
+        reading=reading_of(document) if synced else None,
     )
     if row is not None:
         row.sqlmodel_update(fresh.model_dump(exclude={"id"}))
     session.add(row or fresh)
-    if not aliases:
+    if synced:
         return
     session.exec(delete(AliasRow).where(col(AliasRow.reference_id) == reference.id))
     session.flush()

@@ -31,6 +31,12 @@ class ReferenceRow(SQLModel, table=True):
     )
     document: str = Field(description="The parsed Reference as JSON.")
     loaded_at: dt.datetime = Field(default_factory=utc_now)
+    reading: str | None = Field(
+        default=None,
+        max_length=64,
+        description="`reading_of(document)` when the document is this parser's reading of "
+        "the folder's file; None when it was written otherwise (a save).",
+    )
 
 
 class AliasRow(SQLModel, table=True):

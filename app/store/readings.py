@@ -1,0 +1,57 @@
+"""What the index rows keep of the files they were read from, so that a process starting
+on a database that already holds the folder parses only the files whose bytes or parser
+changed since: `seed` files each such row in the folder read's memo, and
+`StoredReferences` gives the row's reference, parsed from its document, when the folder
+read asks for it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+
+from sqlmodel import Session, col, select
+
+from app.domain.references.document import Reference
+from app.domain.references.folder import ParsedFile, ParsedFiles
+from app.domain.references.reading import reading_of
+from app.store.models import ReferenceRow
+
+
+def seed(memo: ParsedFiles, rows: Iterable[ReferenceRow]) -> None:
+    """File in `memo` each row that holds the folder's file as read by a parser (its
+    `reading` set, its text the one last imported), by the path the file had. A file
+    that parses has no problems of its own (every problem the parser finds is an error,
+    which keeps the file out of the index); what it is warned of spans files and is
+    checked on every read."""
+    for row in rows:
+        if row.reading is not None and row.imported_hash == row.content_hash:
+            memo.files.setdefault(row.path, ParsedFile(row.content_hash, row.id, ()))
+
+
+class StoredReferences(Mapping[str, Reference]):
+    """The references of some index rows, by id, each parsed from its document when first
+    asked for; a row whose document is not the reading it names (another parser's, or
+    written since by code that does not keep `reading`) has none."""
+
+    def __init__(self, session: Session, rows: Mapping[str, ReferenceRow]) -> None:
+        self._session = session
+        self._rows = rows
+        self._parsed: dict[str, Reference] = {}
+
+    def __getitem__(self, reference_id: str) -> Reference:
+        if reference_id not in self._parsed:
+            row = self._rows[reference_id]
+            if row.reading is None:
+                raise KeyError(reference_id)
+            # Read apart from the row (its column is deferred), so the row does not keep it.
+            query = select(ReferenceRow.document).where(col(ReferenceRow.id) == reference_id)
+            document = self._session.exec(query).one()
+            if row.reading != reading_of(document):
+                raise KeyError(reference_id)
+            self._parsed[reference_id] = Reference.model_validate_json(document)
+        return self._parsed[reference_id]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._rows)
+
+    def __len__(self) -> int:
+        return len(self._rows)
