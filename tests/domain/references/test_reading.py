@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from types import SimpleNamespace
+
 import pytest
 
 import app.domain.references.reading as reading
@@ -24,3 +27,11 @@ def test_a_reading_changes_with_the_document_and_with_the_parser(
     assert reading.reading_of('{"id": "b"}') != first
     monkeypatch.setattr(reading, "parser_version", lambda: "another parser")
     assert reading.reading_of('{"id": "a"}') != first
+
+
+def test_without_sources_no_two_processes_share_a_parser_version(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    (tmp_path / "__init__.pyc").write_bytes(b"")
+    monkeypatch.setattr(reading, "app", SimpleNamespace(__file__=str(tmp_path / "__init__.pyc")))
+    assert reading.parser_version.__wrapped__() != reading.parser_version.__wrapped__()
