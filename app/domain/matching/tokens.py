@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from functools import lru_cache
+from itertools import chain
 
 # Words, and the placeholders (`<n>`, `<path>`) normalisation writes, in lower-case text.
 TOKEN_RE = re.compile(r"<[a-z][a-z_-]*>|[a-z0-9]+")
@@ -81,10 +82,7 @@ def stem(word: str) -> str:
 
 def keyword_stems(tokens: Iterable[str]) -> set[str]:
     """Stems of the informative words in some tokens, `moe_grouped_gemm` split at `_`."""
-    found: set[str] = set()
-    for token in set(tokens):
-        found.update(_token_stems(token))
-    return found
+    return set(chain.from_iterable(map(_token_stems, set(tokens))))
 
 
 @lru_cache(maxsize=STEM_CACHE_WORDS)
