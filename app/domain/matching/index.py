@@ -9,8 +9,10 @@ the one a full build over the same references gives."""
 
 from __future__ import annotations
 
+import gc
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import accumulate, chain, compress, repeat
 from operator import attrgetter, is_not
@@ -100,6 +102,28 @@ class IndexCache:
 def build_index(references: Sequence[Reference], cache: IndexCache | None = None) -> MatchIndex:
     """Index every reference's message lines for matching (starting from the cache's last
     build, when given: only what changed since is worked out again)."""
+    with collector_paused():
+        return _built(references, cache)
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while a build runs, when it was on. A full build
+    allocates about a million containers that all stay alive; the collector, counting
+    allocations, would walk them and the references several times over (2.3 of 4.4 s at
+    10,000 references in the bench) and free nothing. The caller settles the heap once
+    after a load (`settle_heap`), as before."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+def _built(references: Sequence[Reference], cache: IndexCache | None) -> MatchIndex:
     refs = tuple(references)
     ids = list(map(attrgetter("id"), refs))
     if len(set(ids)) < len(ids):
