@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import compress, count, repeat
+from operator import contains
 
 from app.domain.matching import normalize as rules
 
@@ -83,6 +85,8 @@ PREFIX_STARTS = frozenset("[(<|:-IWEFDVCTNJMASO")
 BLOCK_LINES = 2_048
 # A line a prefix rule could match, found at its start without the `:` test.
 PREFIX_START_RE = re.compile(rf"\n(?=[\s\d{re.escape(''.join(sorted(PREFIX_STARTS)))}])")
+# A needle in more than one line in this many is looked for line by line, not hit by hit.
+WALK_SHARE = 16
 # ASCII digits become `0`: one C-level pass tells which lines hold a number at all.
 ZERO_DIGITS = str.maketrans("123456789", "000000000")
 # ASCII hex digits become `h`: a UUID, a PCI bus id or a hex string shows as a run of `h`.
@@ -172,7 +176,7 @@ def _normalize_block(lines: Sequence[str]) -> list[str]:
         if mask.needles == ANY_DIGIT:
             picked = with_digits
         else:
-            picked = lines_holding("\n".join(work), mask.needles, foreign)
+            picked = _holding(work, "\n".join(work), mask.needles, foreign)
         if mask.view_needles and picked:
             picked = _in_view(work, picked, mask.view, mask.view_needles, foreign)
         _substitute(work, picked, mask.pattern, mask.replacement)
@@ -191,8 +195,23 @@ def _in_view(
     `needles`, and the foreign ones (the views map ASCII characters alone; `\\d` reaches
     further)."""
     text = "\n".join([lines[n] for n in picked])
-    found = {picked[n] for n in lines_holding(text.translate(view) if view else text, needles, [])}
+    if view is not None:
+        text = text.translate(view)
+    found = {picked[n] for n in _holding(text.split("\n"), text, needles, [])}
     return sorted(found.union(foreign))
+
+
+def _holding(
+    lines: list[str], text: str, needles: tuple[str, ...], foreign: list[int]
+) -> list[int]:
+    """`lines_holding(text, needles, foreign)`, `text` being `lines` joined: where the
+    needles are in many lines, one `in` per line at C speed beats walking from hit to hit."""
+    if sum(map(text.count, needles)) * WALK_SHARE < len(lines):
+        return lines_holding(text, needles, foreign)
+    found = set(foreign)
+    for needle in needles:
+        found.update(compress(count(), map(contains, lines, repeat(needle))))
+    return sorted(found)
 
 
 def _has_ascii_control(text: str) -> bool:
@@ -234,13 +253,17 @@ def _line_positions(text: str, offsets: Iterable[int]) -> Iterator[int]:
 
 
 def _strip_prefixes(lines: list[str], foreign: list[int]) -> None:
-    """`strip_prefixes` on every line, run only on the lines a prefix rule could match."""
+    """`strip_prefixes` on every line, run only on the lines a prefix rule could match
+    (on every line when most hold a `:`: the others' match ends where it starts)."""
     text = "\n".join(lines)
-    # In the text behind one more newline, the newline before each line counts its lines.
-    behind = "\n" + text
-    starts = (found.start() for found in PREFIX_START_RE.finditer(behind))
-    picked = set(_line_positions(behind, starts))
-    picked.update(lines_holding(text, (":",), foreign))
+    colons = _holding(lines, text, (":",), foreign)
+    if len(colons) * WALK_SHARE < len(lines):
+        # In the text behind one more newline, the newline before each line counts its lines.
+        behind = "\n" + text
+        starts = (found.start() for found in PREFIX_START_RE.finditer(behind))
+        picked: Iterable[int] = set(_line_positions(behind, starts)).union(colons)
+    else:
+        picked = range(len(lines))
     # Matched at each picked line's start, line by line: over the lines joined, `(?m)^`
     # would be tried at every character.
     head = PREFIX_RE.match

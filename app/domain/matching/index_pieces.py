@@ -11,12 +11,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import chain
 
 from app.domain.matching.bulk import normalize_lines
 from app.domain.matching.evidence import Level, line_level
 from app.domain.matching.index_tables import ReferencePieces
 from app.domain.matching.lines import NOISE_RE
-from app.domain.matching.tokens import TOKEN_RE, informative, keyword_stems, tokens
+from app.domain.matching.tokens import TOKEN_RE, informative, token_stems, tokens
 from app.domain.references.document import Reference
 from app.domain.references.values import plain_template
 
@@ -85,9 +86,16 @@ def pieces_of(references: Sequence[Reference]) -> list[ReferencePieces]:
     ]
     raw = list(dict.fromkeys(line for messages in texts for lines in messages for line in lines))
     read = dict(zip(raw, _lines(raw), strict=True))
+    words = [_reference_words(reference) for reference in references]
+    # `keyword_stems` of each reference's words, each distinct word stemmed once.
+    stems = {word: token_stems(word) for word in set(chain.from_iterable(words))}.__getitem__
     return [
-        _pieces(reference, [[read[line] for line in lines] for lines in messages])
-        for reference, messages in zip(references, texts, strict=True)
+        _pieces(
+            reference,
+            [[read[line] for line in lines] for lines in messages],
+            frozenset(chain.from_iterable(map(stems, held))),
+        )
+        for reference, messages, held in zip(references, texts, words, strict=True)
     ]
 
 
@@ -112,8 +120,11 @@ def _lines(raw: list[str]) -> list[_Line]:
     ]
 
 
-def _pieces(reference: Reference, messages: list[list[_Line]]) -> ReferencePieces:
-    """One reference's pieces, from each message's lines (each comparison key once)."""
+def _pieces(
+    reference: Reference, messages: list[list[_Line]], keywords: frozenset[str]
+) -> ReferencePieces:
+    """One reference's pieces, from each message's lines (each comparison key once) and
+    its keyword stems."""
     keys: list[str] = []
     numbers: list[int] = []
     levels: list[Level | None] = []
@@ -133,7 +144,7 @@ def _pieces(reference: Reference, messages: list[list[_Line]]) -> ReferencePiece
         kinds=tuple(reference.messages[number].kind for number in numbers),
         levels=tuple(levels),
         token_sets=tuple(token_sets),
-        keywords=frozenset(keyword_stems(_reference_words(reference))),
+        keywords=keywords,
         code_paths=frozenset(map(_code_path_key, reference.code_paths)),
     )
 

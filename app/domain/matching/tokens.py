@@ -89,9 +89,10 @@ def stem(word: str) -> str:
 
 def keyword_stems(tokens: Iterable[str]) -> set[str]:
     """Stems of the informative words in some tokens, `moe_grouped_gemm` split at `_`."""
-    return set(chain.from_iterable(map(_token_stems, set(tokens))))
+    return set(chain.from_iterable(map(token_stems, set(tokens))))
 
 
 @lru_cache(maxsize=STEM_CACHE_WORDS)
-def _token_stems(token: str) -> tuple[str, ...]:
+def token_stems(token: str) -> tuple[str, ...]:
+    """The stems of one token's informative parts (`moe_grouped_gemm`: `moe`, `group`...)."""
     return tuple(stem(part) for part in informative(token.split("_")))
