@@ -197,8 +197,8 @@ def _in_view(
     text = "\n".join([lines[n] for n in picked])
     if view is not None:
         text = text.translate(view)
-    found = {picked[n] for n in _holding(text.split("\n"), text, needles, [])}
-    return sorted(found.union(foreign))
+    found = list(map(picked.__getitem__, _holding(text.split("\n"), text, needles, [])))
+    return sorted(set(found).union(foreign)) if foreign else found
 
 
 def _holding(
@@ -208,10 +208,10 @@ def _holding(
     needles are in many lines, one `in` per line at C speed beats walking from hit to hit."""
     if sum(map(text.count, needles)) * WALK_SHARE < len(lines):
         return lines_holding(text, needles, foreign)
-    found = set(foreign)
-    for needle in needles:
-        found.update(compress(count(), map(contains, lines, repeat(needle))))
-    return sorted(found)
+    hits = [list(compress(count(), map(contains, lines, repeat(needle)))) for needle in needles]
+    if len(hits) == 1 and not foreign:
+        return hits[0]  # in order already
+    return sorted(set(foreign).union(*hits))
 
 
 def _has_ascii_control(text: str) -> bool:
