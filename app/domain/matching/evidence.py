@@ -43,8 +43,14 @@ _LEVEL_SOURCES: tuple[tuple[Level, str], ...] = (
     ),
 )
 LEVEL_PATTERNS = tuple((level, re.compile(pattern)) for level, pattern in _LEVEL_SOURCES)
-# A head some LEVEL_PATTERNS match holds a level word (NCCL's hold one) or starts with a
-# glog mark after its labels: most lines hold neither, and are told so without the ten.
+# A head a pattern matches holds one of its words (NCCL's, or a level word), or, for a
+# glog pattern (no words), starts with a glog mark after its labels: most lines hold
+# none, and are told so without the ten patterns; the others try only those they may match.
+PATTERN_WORDS: tuple[tuple[str, ...], ...] = (
+    *((word,) for _, word in _NCCL_WORDS),
+    *(() for _ in _GLOG_MARKS),
+    *(words for _, words in _LEVEL_WORDS),
+)
 LEVEL_NEEDLES = tuple(word for _, words in _LEVEL_WORDS for word in words)
 GLOG_HEAD_RE = re.compile(_HEAD + f"(?:{'|'.join(m for _, marks in _GLOG_MARKS for m in marks)})")
 # Only the head of a line carries its level; a message that quotes `ERROR` later on is
@@ -75,10 +81,12 @@ MAX_PATH_SEGMENTS = 12
 def line_level(line: str) -> Level | None:
     """The level a logger printed `line` at, when its prefix says."""
     head = line[:LEVEL_HEAD_CHARS]
-    if not any(word in head for word in LEVEL_NEEDLES) and GLOG_HEAD_RE.match(head) is None:
+    held = head.__contains__
+    glog = GLOG_HEAD_RE.match(head) is not None
+    if not glog and not any(map(held, LEVEL_NEEDLES)):
         return None
-    for level, pattern in LEVEL_PATTERNS:
-        if pattern.search(head):
+    for (level, pattern), words in zip(LEVEL_PATTERNS, PATTERN_WORDS, strict=True):
+        if (any(map(held, words)) if words else glog) and pattern.search(head):
             return level
     return None
 

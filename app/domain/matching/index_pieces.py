@@ -30,10 +30,15 @@ _OTHER_PLACEHOLDER_RE = re.compile(
 )
 # The tokens of many lines at once, each line's end found as a newline among them.
 _TOKEN_OR_END_RE = re.compile(rf"{TOKEN_RE.pattern}|\n")
-# Lower-case ASCII as the tokens of keys: letters, digits, the standard placeholders'
-# brackets and newlines kept, every other byte a space.
+# The standard placeholders, each written as one control character while a text is cut
+# (normalised lines hold none: controls become spaces).
+_MARKS = {placeholder: chr(1 + n) for n, placeholder in enumerate(sorted(STANDARD_PLACEHOLDERS))}
+# Lower-case ASCII as the tokens of keys: letters, digits, marks and newlines kept, every
+# other byte a space.
 _KEY_BYTES = bytes(
-    code if chr(code) in "abcdefghijklmnopqrstuvwxyz0123456789<>\n" else ord(" ")
+    code
+    if chr(code) in "abcdefghijklmnopqrstuvwxyz0123456789\n" + "".join(_MARKS.values())
+    else ord(" ")
     for code in range(256)
 )
 
@@ -58,17 +63,20 @@ def template_keys(normalized: Sequence[str]) -> list[str]:
 def template_tokens(normalized: Sequence[str]) -> list[list[str]]:
     """The tokens of each line's template key, over the lines joined: a dropped placeholder
     becomes a space, which no token holds, so every other token is found as it is in its
-    own line. When every bracket left is a standard placeholder's, in ASCII, the text is
-    cut at C speed (each placeholder spaced out, every byte no token holds a space);
-    otherwise in one pass of the token pattern."""
+    own line. ASCII text is cut at C speed: each standard placeholder is spaced out as a
+    control character, every byte no token holds (a stray bracket too) becomes a space;
+    any other text in one pass of the token pattern."""
     lowered = "\n".join(normalized).lower()
     if lowered.count("\n") != len(normalized) - 1:  # a line holds a newline itself
         return [comparison_key(line, template=True).split() for line in normalized]
     kept = _OTHER_PLACEHOLDER_RE.sub(" ", lowered)
-    placeholders = sum(map(kept.count, STANDARD_PLACEHOLDERS))
-    if kept.isascii() and kept.count("<") == kept.count(">") == placeholders:
-        spaced = kept.replace("<", " <").replace(">", "> ").encode("ascii")
-        return [line.split() for line in spaced.translate(_KEY_BYTES).decode("ascii").split("\n")]
+    if kept.isascii() and not any(map(kept.__contains__, _MARKS.values())):
+        for placeholder, mark in _MARKS.items():
+            kept = kept.replace(placeholder, f" {mark} ")
+        cut = kept.encode("ascii").translate(_KEY_BYTES).decode("ascii")
+        for placeholder, mark in _MARKS.items():
+            cut = cut.replace(mark, placeholder)
+        return [line.split() for line in cut.split("\n")]
     return [key.split() for key in " ".join(_TOKEN_OR_END_RE.findall(kept)).split("\n")]
 
 
