@@ -95,9 +95,10 @@ EMPTY = Tables()
 def _grouped(keys_of: Mapping[str, Iterable[str]]) -> dict[str, frozenset[str]]:
     """Who holds each key, from what each reference holds."""
     by_key: defaultdict[str, list[str]] = defaultdict(list)
+    holders_of = by_key.__getitem__  # looked up at C speed, a list made for a new key
     for ref, keys in keys_of.items():
-        for key in keys:
-            by_key[key].append(ref)
+        for holders in map(holders_of, keys):
+            holders.append(ref)
     return {key: frozenset(refs) for key, refs in by_key.items()}
 
 
