@@ -206,6 +206,8 @@ def _holding(
 ) -> list[int]:
     """`lines_holding(text, needles, foreign)`, `text` being `lines` joined: where the
     needles are in many lines, one `in` per line at C speed beats walking from hit to hit."""
+    if all(text.find(needle) == -1 for needle in needles):  # `find` stops at a first hit
+        return list(foreign)
     if sum(map(text.count, needles)) * WALK_SHARE < len(lines):
         return lines_holding(text, needles, foreign)
     hits = [list(compress(count(), map(contains, lines, repeat(needle)))) for needle in needles]
