@@ -15,6 +15,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from itertools import compress, count, repeat
+from operator import contains
 
 from app.domain.matching import normalize as rules
 
@@ -82,29 +85,62 @@ PREFIX_STARTS = frozenset("[(<|:-IWEFDVCTNJMASO")
 BLOCK_LINES = 2_048
 # A line a prefix rule could match, found at its start without the `:` test.
 PREFIX_START_RE = re.compile(rf"\n(?=[\s\d{re.escape(''.join(sorted(PREFIX_STARTS)))}])")
+# A needle in more than one line in this many is looked for line by line, not hit by hit.
+WALK_SHARE = 16
 # ASCII digits become `0`: one C-level pass tells which lines hold a number at all.
 ZERO_DIGITS = str.maketrans("123456789", "000000000")
+# ASCII hex digits become `h`: a UUID, a PCI bus id or a hex string shows as a run of `h`.
+HEX_DIGITS = str.maketrans("0123456789abcdefABCDEF", "h" * 22)
 
 
 def _xid_name(found: re.Match[str]) -> str:
     return f"{found.group(1)}{found.group(2)}{found.group(1).lower()}{found.group(3)}"
 
 
+def fewest(needles: Iterable[str]) -> tuple[str, ...]:
+    """The needles that hold no other one (a text holding `.com` holds `.co`)."""
+    given = tuple(dict.fromkeys(needles))
+    return tuple(n for n in given if not any(o != n and o in n for o in given))
+
+
 Replacement = str | Callable[[re.Match[str]], str]
-# (needles, pattern, replacement) in MASKS order: a mask runs on the lines holding one of
-# its needles (a text no needle is in cannot match), "0" standing for any digit.
-MASK_PASSES: tuple[tuple[tuple[str, ...], re.Pattern[str], Replacement], ...] = (
-    (("id",), _compiled(rules.XID_RE), _xid_name),
-    (("://",), _compiled(rules.URL_RE), "<url>"),
-    (("-",), _compiled(rules.UUID_RE), "<uuid>"),
-    ((".",), _compiled(rules.IP_RE), "<ip>"),
-    (("/", "\\"), _compiled(rules.PATH_RE), "<path>"),
-    ((".", "localhost"), _compiled(rules.HOST_RE), "<host>"),
-    ((":",), _compiled(rules.PCI_RE), "<hex>"),
-    (("0",), _compiled(rules.HEX_RE), "<hex>"),
-    (("0",), _compiled(rules.DIMENSIONS_RE), "<shape>"),
-    (("0",), _compiled(rules.NUMBER_RE), "<n>"),
-    (("<n>",), _compiled(rules.SHAPE_RE), "<shape>"),
+# Stands for "any digit": which lines hold one is read once, before any rule (the rules
+# only ever remove digits).
+ANY_DIGIT = ("0",)
+
+
+@dataclass(frozen=True, slots=True)
+class MaskPass:
+    """A mask as a whole-text pass: it runs on the lines holding one of `needles` and, when
+    there are `view_needles`, whose text (translated by `view`, when given) also holds one
+    of those. Every match of the pattern holds both, so a line lacking either cannot match;
+    the first needles are cheap to find in a long text, the others cut the lines found."""
+
+    pattern: re.Pattern[str]
+    replacement: Replacement
+    needles: tuple[str, ...]
+    view_needles: tuple[str, ...] = ()
+    view: dict[int, int] | None = None
+
+
+# The masks, in MASKS order.
+MASK_PASSES = (
+    MaskPass(_compiled(rules.XID_RE), _xid_name, ("Xid",)),
+    MaskPass(_compiled(rules.URL_RE), "<url>", ("://",)),
+    MaskPass(_compiled(rules.UUID_RE), "<uuid>", ("-",), ("hhhhhhhh-hhhh-hhhh-hhhh-",), HEX_DIGITS),
+    MaskPass(_compiled(rules.IP_RE), "<ip>", ANY_DIGIT, ("0.0",), ZERO_DIGITS),
+    MaskPass(_compiled(rules.PATH_RE), "<path>", ("/", "\\")),
+    MaskPass(
+        _compiled(rules.HOST_RE),
+        "<host>",
+        (".", "localhost"),
+        fewest([*(f".{suffix}" for suffix in rules.HOST_SUFFIXES), "localhost"]),
+    ),
+    MaskPass(_compiled(rules.PCI_RE), "<hex>", (":",), ("hhhh:hh:hh",), HEX_DIGITS),
+    MaskPass(_compiled(rules.HEX_RE), "<hex>", ANY_DIGIT, ("hxh", "hXh", "hhhhhhhh"), HEX_DIGITS),
+    MaskPass(_compiled(rules.DIMENSIONS_RE), "<shape>", ANY_DIGIT, ("0x0",), ZERO_DIGITS),
+    MaskPass(_compiled(rules.NUMBER_RE), "<n>", ANY_DIGIT),
+    MaskPass(_compiled(rules.SHAPE_RE), "<shape>", ("<n>",)),
 )
 
 
@@ -133,15 +169,51 @@ def _normalize_block(lines: Sequence[str]) -> list[str]:
     # Lines not ASCII go through every rule (`\d` and `\w` reach past the ASCII needles);
     # which lines hold a digit is read before any rule, as the rules only remove digits.
     foreign = [] if text.isascii() else [n for n, line in enumerate(work) if not line.isascii()]
-    with_digits = lines_holding(text.translate(ZERO_DIGITS), ("0",), foreign)
+    with_digits = lines_holding(text.translate(ZERO_DIGITS), ANY_DIGIT, foreign)
     del text
     _strip_prefixes(work, foreign)
-    for needles, pattern, replacement in MASK_PASSES:
-        joined = "" if needles == ("0",) else "\n".join(work)
-        picked = with_digits if needles == ("0",) else lines_holding(joined, needles, foreign)
-        _substitute(work, picked, pattern, replacement)
+    for mask in MASK_PASSES:
+        if mask.needles == ANY_DIGIT:
+            picked = with_digits
+        else:
+            picked = _holding(work, "\n".join(work), mask.needles, foreign)
+        if mask.view_needles and picked:
+            picked = _in_view(work, picked, mask.view, mask.view_needles, foreign)
+        _substitute(work, picked, mask.pattern, mask.replacement)
     _strip_prefixes(work, foreign)
     return [" ".join(line.split()) for line in work]
+
+
+def _in_view(
+    lines: list[str],
+    picked: list[int],
+    view: dict[int, int] | None,
+    needles: tuple[str, ...],
+    foreign: list[int],
+) -> list[int]:
+    """The picked lines whose text, translated by `view` when given, holds one of
+    `needles`, and the foreign ones (the views map ASCII characters alone; `\\d` reaches
+    further)."""
+    text = "\n".join([lines[n] for n in picked])
+    if view is not None:
+        text = text.translate(view)
+    found = list(map(picked.__getitem__, _holding(text.split("\n"), text, needles, [])))
+    return sorted(set(found).union(foreign)) if foreign else found
+
+
+def _holding(
+    lines: list[str], text: str, needles: tuple[str, ...], foreign: list[int]
+) -> list[int]:
+    """`lines_holding(text, needles, foreign)`, `text` being `lines` joined: where the
+    needles are in many lines, one `in` per line at C speed beats walking from hit to hit."""
+    if all(text.find(needle) == -1 for needle in needles):  # `find` stops at a first hit
+        return list(foreign)
+    if sum(map(text.count, needles)) * WALK_SHARE < len(lines):
+        return lines_holding(text, needles, foreign)
+    hits = [list(compress(count(), map(contains, lines, repeat(needle)))) for needle in needles]
+    if len(hits) == 1 and not foreign:
+        return hits[0]  # in order already
+    return sorted(set(foreign).union(*hits))
 
 
 def _has_ascii_control(text: str) -> bool:
@@ -183,14 +255,25 @@ def _line_positions(text: str, offsets: Iterable[int]) -> Iterator[int]:
 
 
 def _strip_prefixes(lines: list[str], foreign: list[int]) -> None:
-    """`strip_prefixes` on every line, run only on the lines a prefix rule could match."""
+    """`strip_prefixes` on every line, run only on the lines a prefix rule could match
+    (on every line when most hold a `:`: the others' match ends where it starts)."""
     text = "\n".join(lines)
-    # In the text behind one more newline, the newline before each line counts its lines.
-    behind = "\n" + text
-    starts = (found.start() for found in PREFIX_START_RE.finditer(behind))
-    picked = set(_line_positions(behind, starts))
-    picked.update(lines_holding(text, (":",), foreign))
-    _substitute(lines, sorted(picked), PREFIX_RE, "")
+    colons = _holding(lines, text, (":",), foreign)
+    if len(colons) * WALK_SHARE < len(lines):
+        # In the text behind one more newline, the newline before each line counts its lines.
+        behind = "\n" + text
+        starts = (found.start() for found in PREFIX_START_RE.finditer(behind))
+        picked: Iterable[int] = set(_line_positions(behind, starts)).union(colons)
+    else:
+        picked = range(len(lines))
+    # Matched at each picked line's start, line by line: over the lines joined, `(?m)^`
+    # would be tried at every character.
+    head = PREFIX_RE.match
+    for n in picked:
+        line = lines[n]
+        found = head(line)
+        if found is not None and found.end():
+            lines[n] = line[found.end() :]
 
 
 def _substitute(

@@ -18,19 +18,41 @@ LEVEL_RANK: dict[Level, int] = {"debug": 0, "info": 1, "warning": 2, "error": 3}
 # NCCL's `NCCL INFO` / `NCCL WARN` anywhere: glog/c10 `I1206 ...`, `[W ...]`, Python
 # logging `INFO`, `[INFO]`, `- INFO -`, `INFO:root:`, vLLM `INFO 11-29 ...`.
 _HEAD = r"^(?:\S*\[?(?:rank|default|local_rank)\s?\d+\]?:\s*|\d+:\s+|\(\w+ pid=\d+\)\s*)*"
+# Level words: NCCL's anywhere in the head, the others as a logger prints them (after a
+# bracket, a bar, white space or a dash, before one, a colon or the end).
+_NCCL_WORDS: tuple[tuple[Level, str], ...] = (("info", "NCCL INFO"), ("warning", "NCCL WARN"))
+_LEVEL_WORDS: tuple[tuple[Level, tuple[str, ...]], ...] = (
+    ("error", ("ERROR", "CRITICAL", "FATAL")),
+    ("warning", ("WARNING", "WARN")),
+    ("info", ("INFO",)),
+    ("debug", ("DEBUG", "TRACE")),
+)
+# glog/c10 severity marks, read right after the head.
+_GLOG_MARKS: tuple[tuple[Level, tuple[str, ...]], ...] = (
+    ("error", (r"\[?[EF](?:\d{3,4}|<n>)[ \]]", r"\[[EF] ")),
+    ("warning", (r"\[?W(?:\d{3,4}|<n>)[ \]]", r"\[W ")),
+    ("info", (r"\[?I(?:\d{3,4}|<n>)[ \]]", r"\[I ")),
+    ("debug", (r"\[?[VD](?:\d{3,4}|<n>)[ \]]",)),
+)
 _LEVEL_SOURCES: tuple[tuple[Level, str], ...] = (
-    ("info", r"\bNCCL INFO\b"),
-    ("warning", r"\bNCCL WARN\b"),
-    ("error", _HEAD + r"\[?[EF](?:\d{3,4}|<n>)[ \]]|" + _HEAD + r"\[[EF] "),
-    ("warning", _HEAD + r"\[?W(?:\d{3,4}|<n>)[ \]]|" + _HEAD + r"\[W "),
-    ("info", _HEAD + r"\[?I(?:\d{3,4}|<n>)[ \]]|" + _HEAD + r"\[I "),
-    ("debug", _HEAD + r"\[?[VD](?:\d{3,4}|<n>)[ \]]"),
-    ("error", r"(?:^|[\[|\s-])(?:ERROR|CRITICAL|FATAL)(?:[\]|:\s]|$)"),
-    ("warning", r"(?:^|[\[|\s-])(?:WARNING|WARN)(?:[\]|:\s]|$)"),
-    ("info", r"(?:^|[\[|\s-])INFO(?:[\]|:\s]|$)"),
-    ("debug", r"(?:^|[\[|\s-])(?:DEBUG|TRACE)(?:[\]|:\s]|$)"),
+    *((level, rf"\b{word}\b") for level, word in _NCCL_WORDS),
+    *((level, "|".join(_HEAD + mark for mark in marks)) for level, marks in _GLOG_MARKS),
+    *(
+        (level, rf"(?:^|[\[|\s-])(?:{'|'.join(words)})(?:[\]|:\s]|$)")
+        for level, words in _LEVEL_WORDS
+    ),
 )
 LEVEL_PATTERNS = tuple((level, re.compile(pattern)) for level, pattern in _LEVEL_SOURCES)
+# A head a pattern matches holds one of its words (NCCL's, or a level word), or, for a
+# glog pattern (no words), starts with a glog mark after its labels: most lines hold
+# none, and are told so without the ten patterns; the others try only those they may match.
+PATTERN_WORDS: tuple[tuple[str, ...], ...] = (
+    *((word,) for _, word in _NCCL_WORDS),
+    *(() for _ in _GLOG_MARKS),
+    *(words for _, words in _LEVEL_WORDS),
+)
+LEVEL_NEEDLES = tuple(word for _, words in _LEVEL_WORDS for word in words)
+GLOG_HEAD_RE = re.compile(_HEAD + f"(?:{'|'.join(m for _, marks in _GLOG_MARKS for m in marks)})")
 # Only the head of a line carries its level; a message that quotes `ERROR` later on is
 # still the level its logger gave it.
 LEVEL_HEAD_CHARS = 160
@@ -59,8 +81,12 @@ MAX_PATH_SEGMENTS = 12
 def line_level(line: str) -> Level | None:
     """The level a logger printed `line` at, when its prefix says."""
     head = line[:LEVEL_HEAD_CHARS]
-    for level, pattern in LEVEL_PATTERNS:
-        if pattern.search(head):
+    held = head.__contains__
+    glog = GLOG_HEAD_RE.match(head) is not None
+    if not glog and not any(map(held, LEVEL_NEEDLES)):
+        return None
+    for (level, pattern), words in zip(LEVEL_PATTERNS, PATTERN_WORDS, strict=True):
+        if (any(map(held, words)) if words else glog) and pattern.search(head):
             return level
     return None
 

@@ -90,9 +90,14 @@ PATH_RE = re.compile(
     r"|(?<![\w/.-])[\w.-]+(?:/[\w.-]+){2,}"  # rel/a/b with at least two slashes
     r"|\b[A-Za-z]:\\[^\s\"']+"  # C:\windows\path
 )
+# The last label of a host name the mask knows for one.
+HOST_SUFFIXES = (
+    *("com", "net", "org", "io", "ai", "co", "dev", "cloud", "internal", "local", "lan"),
+    *("cluster", "svc", "edu"),
+)
 HOST_RE = re.compile(
     r"(?<![\w.-])(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?\.)+"
-    r"(?:com|net|org|io|ai|co|dev|cloud|internal|local|lan|cluster|svc|edu)\b"
+    rf"(?:{'|'.join(HOST_SUFFIXES)})\b"
     r"|\blocalhost\b"
 )
 HEX_RE = re.compile(

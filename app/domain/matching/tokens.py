@@ -6,9 +6,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from functools import lru_cache
+from itertools import chain
 
 # Words, and the placeholders (`<n>`, `<path>`) normalisation writes, in lower-case text.
 TOKEN_RE = re.compile(r"<[a-z][a-z_-]*>|[a-z0-9]+")
+# An ASCII text as its words: letters lower-cased, digits kept, every other byte a space.
+_ASCII_WORD_RUNS = bytes(
+    ord(chr(code).lower()) if code < 128 and chr(code).isalnum() else ord(" ")
+    for code in range(256)
+)
 STEM_SUFFIXES = ("ions", "ion", "ing", "ed", "es", "s")
 MIN_STEM_CHARS = 4
 # Distinct tokens whose stems are remembered: the titles and summaries of 10,000 references
@@ -56,6 +62,8 @@ STOPWORDS = frozenset(
 
 def tokens(text: str) -> list[str]:
     """The words and placeholders of `text`, lower-cased."""
+    if text.isascii() and "<" not in text:  # words alone: runs of [a-z0-9], at C speed
+        return text.encode("ascii").translate(_ASCII_WORD_RUNS).decode("ascii").split()
     return TOKEN_RE.findall(text.lower())
 
 
@@ -81,12 +89,10 @@ def stem(word: str) -> str:
 
 def keyword_stems(tokens: Iterable[str]) -> set[str]:
     """Stems of the informative words in some tokens, `moe_grouped_gemm` split at `_`."""
-    found: set[str] = set()
-    for token in set(tokens):
-        found.update(_token_stems(token))
-    return found
+    return set(chain.from_iterable(map(token_stems, set(tokens))))
 
 
 @lru_cache(maxsize=STEM_CACHE_WORDS)
-def _token_stems(token: str) -> tuple[str, ...]:
+def token_stems(token: str) -> tuple[str, ...]:
+    """The stems of one token's informative parts (`moe_grouped_gemm`: `moe`, `group`...)."""
     return tuple(stem(part) for part in informative(token.split("_")))

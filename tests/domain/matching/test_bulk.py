@@ -10,14 +10,26 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from paths import DATA
 
-from app.domain.matching.bulk import PREFIX_STARTS, normalize_lines, within_lines
+from app.domain.matching.bulk import (
+    ANY_DIGIT,
+    MASK_PASSES,
+    PREFIX_STARTS,
+    ZERO_DIGITS,
+    MaskPass,
+    fewest,
+    normalize_lines,
+    within_lines,
+)
 from app.domain.matching.labelled import read_labelled
 from app.domain.matching.normalize import MAX_LINE_CHARS, PREFIX_RES, normalize_line
 
 # Characters the rules turn on: digits (ASCII and not), brackets, separators, placeholders'
 # angle brackets, white space of every kind, escapes, controls and the letters of levels.
 CHARACTERS = "0123456789٣abcdefxXIWEFDVJMASONCTrankpidl[](){}<>|:;-_./\\~@+,= \t\r\x1b\x00\x0b\x85\u2028\ufffd\u00e9"
-PIECES = ["<n>", "<path>", "rank", "INFO ", "ERROR:root:", "Xid", "://", "0x", "localhost", ".py:"]
+PIECES = [
+    *("<n>", "<path>", "rank", "INFO ", "ERROR:root:", "Xid", "://", "0x", "localhost", ".py:"),
+    *(".com", ".co", "3b:00", "0000:", "1.2", "4x8", "deadbeef", "-4a5b-"),
+]
 TRICKY = st.sampled_from([*CHARACTERS, *PIECES, "pid="])
 
 
@@ -106,3 +118,34 @@ def test_every_prefix_rule_needs_a_colon_or_a_known_first_character(
             continue
         for rest in ("rank 1] x", "ank1 x", "oo.py-1 x", "a-b x", " x", "nfo x"):
             assert pattern.match(first + rest) is None, first + rest
+
+
+def holds_needles(text: str, mask: MaskPass) -> bool:
+    """Whether `text` holds what `normalize_lines` looks for before running the mask."""
+    needles_in = text.translate(ZERO_DIGITS) if mask.needles == ANY_DIGIT else text
+    if not any(needle in needles_in for needle in mask.needles):
+        return False
+    view = text.translate(mask.view) if mask.view else text
+    return not mask.view_needles or any(needle in view for needle in mask.view_needles)
+
+
+@pytest.mark.parametrize("mask", MASK_PASSES, ids=lambda mask: mask.pattern.pattern[:30])
+def test_every_match_of_a_mask_holds_its_needles(mask: MaskPass) -> None:
+    """What lets `normalize_lines` skip lines for a mask: no match lacks its needles (on
+    the labelled and whole-log lines and the hypothesis alphabet's pieces)."""
+    shapes = "[<n>, <n>] (<n>,<n>) <n> x <n>"  # what SHAPE_RE reads only appears once masked
+    texts = [*labelled_lines(), *whole_log_lines(), *PIECES, " ".join(PIECES), shapes]
+    matches = [found.group() for text in texts for found in mask.pattern.finditer(text)]
+    assert [found for found in matches if found.isascii() and not holds_needles(found, mask)] == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(TRICKY, max_size=40).map("".join))
+def test_no_generated_match_of_a_mask_lacks_its_needles(text: str) -> None:
+    for mask in MASK_PASSES:
+        for found in mask.pattern.finditer(text):
+            assert not found.group().isascii() or holds_needles(found.group(), mask)
+
+
+def test_a_needle_holding_another_is_left_out() -> None:
+    assert fewest([".co", ".com", ".cloud", ".co"]) == (".co", ".cloud")

@@ -3,8 +3,52 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from paths import DATA, REFERENCES
 
-from app.domain.matching.evidence import code_path_hits, line_level, path_fragments, quieter
+from app.domain.matching.evidence import (
+    LEVEL_HEAD_CHARS,
+    LEVEL_PATTERNS,
+    Level,
+    code_path_hits,
+    line_level,
+    path_fragments,
+    quieter,
+)
+from app.domain.matching.labelled import read_labelled
+from app.domain.references.folder import read_folder
+
+# What the level patterns turn on: marks, digits, placeholders, brackets, rank labels.
+LEVEL_PIECES = st.sampled_from(
+    [
+        *"EFWIVDN0123456789 []|:-()x\t",
+        *("<n>", "rank", "[rank3]:", "default", "local_rank", " pid=", "12: ", "(Worker pid=4) "),
+        *("NCCL", " INFO", "WARN", "WARNING", "ERROR", "CRITICAL", "FATAL", "DEBUG", "TRACE"),
+    ]
+)
+
+
+def ordered_level(line: str) -> Level | None:
+    """The level as the patterns tell it, tried in their order on every line."""
+    head = line[:LEVEL_HEAD_CHARS]
+    return next((level for level, pattern in LEVEL_PATTERNS if pattern.search(head)), None)
+
+
+def raw_lines() -> list[str]:
+    labelled = [line.text for line in read_labelled(DATA / "labelled")]
+    logs = [
+        line
+        for path in sorted((DATA / "wholelogs").glob("*.log"))
+        for line in path.read_text(encoding="utf-8").split("\n")
+    ]
+    messages = [
+        line
+        for reference in read_folder(REFERENCES).references
+        for message in reference.messages
+        for line in message.text.splitlines()
+    ]
+    return [*labelled, *logs, *messages]
 
 
 @pytest.mark.parametrize(
@@ -38,6 +82,20 @@ from app.domain.matching.evidence import code_path_hits, line_level, path_fragme
 )
 def test_the_level_is_read_from_the_prefix(line: str, level: str | None) -> None:
     assert line_level(line) == level
+
+
+def test_the_level_is_the_one_the_patterns_give_in_their_order() -> None:
+    """`line_level` skips the patterns for a head that holds no level word or glog mark:
+    the same level as trying them all, on labelled, whole-log and reference lines."""
+    lines = raw_lines()
+    assert [line_level(line) for line in lines] == [ordered_level(line) for line in lines]
+    assert {line_level(line) for line in lines} == {None, "debug", "info", "warning", "error"}
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(LEVEL_PIECES, max_size=30).map("".join))
+def test_a_generated_line_has_the_level_the_patterns_give(line: str) -> None:
+    assert line_level(line) == ordered_level(line)
 
 
 def test_an_info_line_is_quieter_than_a_warning_but_not_than_an_info_message() -> None:

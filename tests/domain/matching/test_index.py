@@ -4,6 +4,7 @@ index, the tables and the match results a full build over the same references gi
 
 from __future__ import annotations
 
+import gc
 import random
 from collections.abc import Mapping, Sequence
 
@@ -136,3 +137,15 @@ def test_a_removed_reference_leaves_the_cache(references: list[Reference]) -> No
 def test_two_references_with_one_id_are_refused(references: list[Reference]) -> None:
     with pytest.raises(ValueError, match="same id"):
         build_index([references[0], references[0]])
+
+
+def test_a_build_leaves_the_collector_as_it_found_it(references: list[Reference]) -> None:
+    assert gc.isenabled()
+    build_index(references[:3])
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        build_index(references[:3])
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
