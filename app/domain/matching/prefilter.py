@@ -13,7 +13,9 @@ Reads from the index: `postings`, `idf`, `unknown_idf` and `entry_masses`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import heapq
+import math
+from collections.abc import Callable, Sequence
 
 from app.domain.matching.index import MatchIndex
 
@@ -47,3 +49,45 @@ def by_coverage(index: MatchIndex, shared: dict[int, float], mass: float) -> lis
     """The lines sharing a token with the query, highest coverage first (then by position)."""
     masses = index.entry_masses
     return sorted(shared, key=lambda e: (-coverage(shared[e], mass, masses[e]), e))
+
+
+def walk(
+    entries: Sequence[int],
+    bounds: Sequence[float],
+    compare: Callable[[list[int]], None],
+    needed: Callable[[], float],
+    first: int,
+) -> float:
+    """Compare lines highest bound first, `first` of them and then twice as many each time,
+    until no line left has a bound that reaches `needed()` (asked after each batch: what
+    was found raises or lowers it). Returns that last need: every line whose bound reaches
+    it was compared.
+
+    `entries[n]` has the bound `bounds[n]`; only the best `first` are sorted up front, the
+    rest once a need shows how many reach it.
+    """
+    count = len(entries)
+    pool = heapq.nlargest(first, range(count), key=bounds.__getitem__)
+    # Lines outside the pool have bounds below this.
+    outside = math.nextafter(bounds[pool[-1]], math.inf) if count > first else -math.inf
+    compared: set[int] = set()
+    position, size = 0, first
+    while True:
+        need = needed()
+        batch: list[int] = []
+        while position < len(pool) and len(batch) < size and bounds[pool[position]] >= need:
+            batch.append(pool[position])
+            position += 1
+        if batch:
+            compare([entries[n] for n in batch])
+            compared.update(batch)
+            size *= 2
+            continue
+        if outside <= need:
+            return need
+        pool = sorted(
+            (n for n in range(count) if bounds[n] >= need and n not in compared),
+            key=bounds.__getitem__,
+            reverse=True,
+        )
+        position, outside = 0, need

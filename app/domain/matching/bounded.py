@@ -1,0 +1,186 @@
+"""Score one query line of a paste against only the message lines that can change its answer.
+
+A message line's similarity is at most its bound, `rank.similarity_bound` of its coverage
+(token set is at most 1; `prefilter`), and a reference's score at most what keywords, code
+paths and the run's context can make of that similarity (`Scorer.ceiling`). So
+`search_line` compares lines highest bound first, in growing batches (`prefilter.walk`),
+and stops once no line left could
+
+- enter the paste's best `limit`: the `limit`-th best score found so far, on this line and
+  the lines before it, is a floor under the final one, so a line whose ceiling is below it
+  cannot count (`PasteBar`);
+- change whether the line is a reference's healthy message, or which one
+  (`LineScores.claimed_healthy`): that needs the best healthy line when it could reach
+  HEALTHY_CLAIM or the best failure line, and the best failure line when it could pass it.
+
+What `match_text` answers is then what comparing every line gives (`exhaustive`); the
+lines left out matter only to a symptom's candidate causes (a neighbour line matching a
+cause's own message), and `best_line` scores those for the few references asked about.
+"""
+
+from __future__ import annotations
+
+import heapq
+from bisect import bisect_left, bisect_right
+from collections.abc import Mapping
+
+from rapidfuzz import fuzz
+
+from app.domain.matching.index import MatchIndex
+from app.domain.matching.prefilter import query_mass, shared_masses, walk
+from app.domain.matching.rank import (
+    _NONE,
+    CANDIDATE_MIN,
+    CEILING_SLACK,
+    COVERAGE_FLOOR,
+    HEALTHY_CLAIM,
+    MIN_MESSAGE_SIMILARITY,
+    SET_CUTOFF,
+    Found,
+    LineScore,
+    LineScores,
+    Scored,
+    Scorer,
+    better,
+    compare_lines,
+    line_scores,
+    similarity_bound,
+)
+from app.domain.matching.tokens import informative
+
+
+class PasteBar:
+    """The score a reference must reach to be among a paste's best `keep`, from what the
+    lines scored so far found (`found`, the paste's best score per reference)."""
+
+    def __init__(
+        self, scorer: Scorer, keep: int, floor: float, found: Mapping[int, Scored]
+    ) -> None:
+        self.scorer = scorer
+        self.keep = keep
+        self.floor = floor
+        self.found = found
+
+    def line(self) -> _LineBar:
+        """The bar for the next line, starting from the best of the lines before it."""
+        best = heapq.nlargest(self.keep, self.found.items(), key=lambda item: item[1].raw)
+        return _LineBar(self, {ref: scored.raw for ref, scored in best})
+
+
+class _LineBar:
+    """What one line has found so far, and the bound a line left must reach to count."""
+
+    def __init__(self, paste: PasteBar, reached: dict[int, float]) -> None:
+        self.paste = paste
+        self.scorer = paste.scorer
+        self.reached = reached  # at most `keep` references' scores, each a floor under theirs
+        self.score = paste.floor
+        self.best: dict[int, Found] = {}
+        self.healthy: Found = _NONE
+        self.top = -1.0  # the best failure or diagnostic similarity so far
+        self._settle()
+
+    def compare(
+        self, index: MatchIndex, key: str, entries: list[int], shared: dict[int, float], mass: float
+    ) -> None:
+        """Score these lines and raise the bar by what they found."""
+        self.healthy, improved = compare_lines(
+            index, key, entries, shared, mass, self.best, self.healthy
+        )
+        scorer, reached, best = self.scorer, self.reached, self.best
+        lift = scorer.lift * CEILING_SLACK
+        for ref in improved:
+            similarity = best[ref][0]
+            self.top = max(self.top, similarity)
+            if scorer.ceiling(similarity) < self.score:
+                continue
+            base = scorer.base(ref, similarity)
+            if base * lift < self.score:
+                continue
+            raw = base * (1 + scorer.offset(ref)[0])
+            if raw > reached.get(ref, -1.0):
+                reached[ref] = raw
+        self._settle()
+
+    def _settle(self) -> None:
+        keep = self.paste.keep
+        if len(self.reached) >= keep:
+            kept = heapq.nlargest(keep, self.reached.items(), key=lambda item: item[1])
+            self.reached = dict(kept)
+            self.score = max(self.paste.floor, kept[-1][1])
+
+    def needed(self) -> float:
+        """The bound below which no line left can change this line's answer."""
+        healthy = self.healthy[0]
+        if healthy >= HEALTHY_CLAIM and healthy >= self.top:
+            return healthy  # a healthy line, unless a line left scores as well or better
+        claim = max(HEALTHY_CLAIM, self.top)
+        return min(claim, self.scorer.similarity_needed(self.score))
+
+
+def search_line(index: MatchIndex, key: str, bar: PasteBar) -> LineScores:
+    """The best message line of each reference for one query key that can count for the
+    paste (best first), comparing only the lines that can change that."""
+    query = tuple(set(informative(key.split())))
+    if not query or not index.entry_keys:
+        return LineScores()
+    shared = shared_masses(index, query)
+    mass = query_mass(index, query)
+    masses = index.entry_masses
+    entries = list(shared)
+    bounds = [
+        COVERAGE_FLOOR + (1 - COVERAGE_FLOOR) * (2 * shared[entry] / (mass + masses[entry]))
+        for entry in entries
+    ]
+    line = bar.line()
+
+    def compare(batch: list[int]) -> None:
+        line.compare(index, key, batch, shared, mass)
+
+    exact_above = walk(entries, bounds, compare, line.needed, CANDIDATE_MIN)
+    scores = line_scores(index, line.best, line.healthy, max(0.0, exact_above))
+    scores.key, scores.query, scores.mass = key, query, mass
+    return scores
+
+
+def best_line(index: MatchIndex, scores: LineScores, ref: int) -> LineScore | None:
+    """A reference's best failure or diagnostic line for the query line `scores` are of,
+    as comparing every line lists it; scored here when the search left it out."""
+    listed = scores.of(ref)
+    if scores.exact_above <= 0.0 or (
+        listed is not None and listed.similarity >= scores.exact_above
+    ):
+        return listed
+    weights, kinds = index.entry_weights, index.entry_kinds
+    best = _NONE
+    first = bisect_left(index.entry_refs, ref)
+    for entry in range(first, bisect_right(index.entry_refs, ref, first)):
+        if kinds[entry] == "healthy":
+            continue
+        held = weights[entry]
+        shared = 0.0
+        for token in scores.query:
+            if token in held:
+                shared += index.idf[token]
+        if not shared:
+            continue  # no token in common: never compared
+        found = _scored(index, scores, entry, shared)
+        if found is not None and better(found, best):
+            best = found
+    if best[1] < 0:
+        return None
+    similarity, entry, token_set, coverage = best
+    return LineScore(ref, entry, similarity, token_set, coverage)
+
+
+def _scored(index: MatchIndex, scores: LineScores, entry: int, shared: float) -> Found | None:
+    token_set = fuzz.token_set_ratio(
+        scores.key, index.entry_keys[entry], processor=None, score_cutoff=SET_CUTOFF
+    )
+    if token_set < SET_CUTOFF:
+        return None
+    coverage = 2 * shared / (scores.mass + index.entry_masses[entry])
+    similarity = token_set / 100 * similarity_bound(coverage)
+    if similarity < MIN_MESSAGE_SIMILARITY:
+        return None
+    return similarity, entry, token_set / 100, coverage
