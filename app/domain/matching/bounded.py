@@ -48,6 +48,17 @@ from app.domain.matching.rank import (
 )
 from app.domain.matching.tokens import informative
 
+# At most this many message lines are compared with one query line, highest bound first.
+# Only a line that matches nothing well gets this far (a good match raises the bar past
+# most lines); at 10,000 references such a line shares a token with ~8,000 lines, and
+# comparing them all costs more than the one-call baseline. Up to 1,000 references every
+# line sharing a token fits: there the answer is the exhaustive one.
+MAX_COMPARED = 2_500
+
+# After each batch the most similar LIFTED_PER_BATCH x keep references it improved are scored
+# in full to raise the bar.
+LIFTED_PER_BATCH = 4
+
 
 class PasteBar:
     """The score a reference must reach to be among a paste's best `keep`, from what the
@@ -89,9 +100,14 @@ class _LineBar:
         )
         scorer, reached, best = self.scorer, self.reached, self.best
         lift = scorer.lift * CEILING_SLACK
-        for ref in improved:
+        if improved:
+            self.top = max(self.top, max(best[ref][0] for ref in improved))
+        # Any references' scores give a floor; the most similar are the likeliest best, and
+        # scoring a few keeps this cheap where thousands of weak lines came in.
+        for ref in heapq.nlargest(
+            LIFTED_PER_BATCH * self.paste.keep, improved, key=lambda r: best[r][0]
+        ):
             similarity = best[ref][0]
-            self.top = max(self.top, similarity)
             if scorer.ceiling(similarity) < self.score:
                 continue
             base = scorer.base(ref, similarity)
@@ -114,8 +130,7 @@ class _LineBar:
         healthy = self.healthy[0]
         if healthy >= HEALTHY_CLAIM and healthy >= self.top:
             return healthy  # a healthy line, unless a line left scores as well or better
-        claim = max(HEALTHY_CLAIM, self.top)
-        return min(claim, self.scorer.similarity_needed(self.score))
+        return min(max(HEALTHY_CLAIM, self.top), self.score)
 
 
 def search_line(index: MatchIndex, key: str, bar: PasteBar) -> LineScores:
@@ -126,21 +141,33 @@ def search_line(index: MatchIndex, key: str, bar: PasteBar) -> LineScores:
         return LineScores()
     shared = shared_masses(index, query)
     mass = query_mass(index, query)
-    masses = index.entry_masses
     entries = list(shared)
-    bounds = [
-        COVERAGE_FLOOR + (1 - COVERAGE_FLOOR) * (2 * shared[entry] / (mass + masses[entry]))
-        for entry in entries
-    ]
+    bounds = _bounds(index, bar.scorer, entries, shared, mass)
     line = bar.line()
 
     def compare(batch: list[int]) -> None:
         line.compare(index, key, batch, shared, mass)
 
-    exact_above = walk(entries, bounds, compare, line.needed, CANDIDATE_MIN)
+    exact_above = walk(entries, bounds, compare, line.needed, CANDIDATE_MIN, MAX_COMPARED)
     scores = line_scores(index, line.best, line.healthy, max(0.0, exact_above))
     scores.key, scores.query, scores.mass = key, query, mass
     return scores
+
+
+def _bounds(
+    index: MatchIndex, scorer: Scorer, entries: list[int], shared: dict[int, float], mass: float
+) -> list[float]:
+    """Each line's bound: the most its reference can score on it, or for a healthy line (it
+    is never scored) its similarity bound. Either is at least the similarity bound."""
+    masses, refs, kinds = index.entry_masses, index.entry_refs, index.entry_kinds
+    gaps, lift = scorer.gaps(), scorer.lift * CEILING_SLACK
+    bounds = []
+    for entry in entries:
+        bound = COVERAGE_FLOOR + (1 - COVERAGE_FLOOR) * (2 * shared[entry] / (mass + masses[entry]))
+        if kinds[entry] != "healthy":
+            bound = (bound + (1 - bound) * gaps.get(refs[entry], 0.0)) * lift
+        bounds.append(bound)
+    return bounds
 
 
 def best_line(index: MatchIndex, scores: LineScores, ref: int) -> LineScore | None:

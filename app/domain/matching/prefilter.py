@@ -57,11 +57,12 @@ def walk(
     compare: Callable[[list[int]], None],
     needed: Callable[[], float],
     first: int,
+    most: int,
 ) -> float:
     """Compare lines highest bound first, `first` of them and then twice as many each time,
     until no line left has a bound that reaches `needed()` (asked after each batch: what
-    was found raises or lowers it). Returns that last need: every line whose bound reaches
-    it was compared.
+    was found raises or lowers it), or `most` have been. Returns a bar every line whose
+    bound reaches was compared: the last need, or the highest bound left out past `most`.
 
     `entries[n]` has the bound `bounds[n]`; only the best `first` are sorted up front, the
     rest once a need shows how many reach it.
@@ -75,7 +76,8 @@ def walk(
     while True:
         need = needed()
         batch: list[int] = []
-        while position < len(pool) and len(batch) < size and bounds[pool[position]] >= need:
+        room = min(size, most - len(compared))
+        while position < len(pool) and len(batch) < room and bounds[pool[position]] >= need:
             batch.append(pool[position])
             position += 1
         if batch:
@@ -85,6 +87,9 @@ def walk(
             continue
         if outside <= need:
             return need
+        if len(compared) >= most:
+            left = bounds[pool[position]] if position < len(pool) else -math.inf
+            return max(need, outside, math.nextafter(left, math.inf))
         pool = sorted(
             (n for n in range(count) if bounds[n] >= need and n not in compared),
             key=bounds.__getitem__,

@@ -89,10 +89,9 @@ CANDIDATE_MIN = 64
 COVERAGE_FLOOR = 0.4
 
 
-# Bounds on a score are taken this much loose (relative, and on the similarity scale), so a
+# Bounds on a score are taken this much loose (relative), so a
 # sum rounded another way never puts a reference that counts under one.
 CEILING_SLACK = 1 + 1e-9
-CEILING_SLACK_SIMILARITY = 1e-9
 
 
 # Share of the gap to 1 that title/tags/summary overlap may fill.
@@ -317,14 +316,18 @@ class Scorer:
         self.code_paths = code_paths or {}
         # Context verdicts per reference, shared by the scorers of one scan.
         self.offsets = {} if offsets is None else offsets
-        # The references sharing a keyword with the query: the rest overlap by 0, found
-        # without a set intersection each (a query touches thousands at 10,000 refs).
+        # The stems some reference holds, in the order keyword_overlap sums their weights;
+        # each reference's sum over them is worked out for all at once, on first need (a
+        # query touches thousands of references at 10,000, and the rest overlap by 0).
         postings = index.keyword_postings
-        held = [stem for stem in stems if stem in postings]
-        self.keyword_refs: frozenset[int] = frozenset().union(*(postings[stem] for stem in held))
+        self.held = sorted(stem for stem in stems if stem in postings)
+        self._overlaps: dict[int, float] | None = None
+        self._gaps: dict[int, float] | None = None
         # What keywords and code paths can add for any reference of this query, and the
         # most its context can lift one (each field that agrees lifts by AGREE_STEP).
-        overlap = min(1.0, sum(index.keyword_weights[stem] for stem in held) / KEYWORD_SATURATION)
+        overlap = min(
+            1.0, sum(index.keyword_weights[stem] for stem in self.held) / KEYWORD_SATURATION
+        )
         self.gap_filled = KEYWORD_WEIGHT * overlap + (CODE_PATH_WEIGHT if self.code_paths else 0)
         self.lift = 1 + min(MAX_LIFT, AGREE_STEP * len(context.fields))
 
@@ -338,11 +341,32 @@ class Scorer:
         """How much the query shares with the reference's title, tags and summary, and what."""
         return keyword_overlap(self.index, ref, self.stems)
 
+    def _table(self) -> dict[int, float]:
+        if self._overlaps is None:
+            sums: dict[int, float] = {}
+            get = sums.get
+            for stem in self.held:
+                weight = self.index.keyword_weights[stem]
+                for holder in self.index.keyword_postings[stem]:
+                    sums[holder] = get(holder, 0) + weight
+            self._overlaps = sums
+        return self._overlaps
+
+    def overlap(self, ref: int) -> float:
+        """keyword_overlap's share, the same float, read from one table for all references."""
+        total = self._table().get(ref)
+        return 0.0 if total is None else min(1.0, total / KEYWORD_SATURATION)
+
+    def gaps(self) -> dict[int, float]:
+        """The share of the gap to 1 keywords and code paths fill, for each reference where
+        they fill any (`base`)."""
+        if self._gaps is None:
+            self._gaps = {ref: self.base(ref, 0.0) for ref in {*self._table(), *self.code_paths}}
+        return self._gaps
+
     def base(self, ref: int, similarity: float) -> float:
         """Similarity, with the gap to 1 partly filled by keywords and code paths."""
-        overlap = (
-            keyword_overlap(self.index, ref, self.stems)[0] if ref in self.keyword_refs else 0.0
-        )
+        overlap = self.overlap(ref)
         code = CODE_PATH_WEIGHT if ref in self.code_paths else 0.0
         return similarity + (1 - similarity) * (KEYWORD_WEIGHT * overlap + code)
 
@@ -353,12 +377,6 @@ class Scorer:
         """The most any reference can score on a line of this similarity (a hair over:
         sums in another order may round the other way)."""
         return (similarity + (1 - similarity) * self.gap_filled) * self.lift * CEILING_SLACK
-
-    def similarity_needed(self, score: float) -> float:
-        """Below this similarity no line can score `score` (`ceiling` is below it)."""
-        return (score / (self.lift * CEILING_SLACK) - self.gap_filled) / (
-            1 - self.gap_filled
-        ) - CEILING_SLACK_SIMILARITY
 
     def ranked(self, lines: Sequence[LineScore], keep: int | None, floor: float) -> list[Scored]:
         """Scores of the references that can reach the best `keep` (all when None).
