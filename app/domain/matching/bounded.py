@@ -34,6 +34,8 @@ from app.domain.matching.rank import (
     CEILING_SLACK,
     COVERAGE_FLOOR,
     HEALTHY_CLAIM,
+    KEYWORD_SATURATION,
+    KEYWORD_WEIGHT,
     MIN_MESSAGE_SIMILARITY,
     SET_CUTOFF,
     Found,
@@ -53,7 +55,7 @@ from app.domain.matching.tokens import informative
 # most lines); at 10,000 references such a line shares a token with ~8,000 lines, and
 # comparing them all costs more than the one-call baseline. Up to 1,000 references every
 # line sharing a token fits: there the answer is the exhaustive one.
-MAX_COMPARED = 2_500
+MAX_COMPARED = 1_500
 
 # After each batch the most similar LIFTED_PER_BATCH x keep references it improved are scored
 # in full to raise the bar.
@@ -160,14 +162,33 @@ def _bounds(
     """Each line's bound: the most its reference can score on it, or for a healthy line (it
     is never scored) its similarity bound. Either is at least the similarity bound."""
     masses, refs, kinds = index.entry_masses, index.entry_refs, index.entry_kinds
-    gaps, lift = scorer.gaps(), scorer.lift * CEILING_SLACK
-    bounds = []
-    for entry in entries:
-        bound = COVERAGE_FLOOR + (1 - COVERAGE_FLOOR) * (2 * shared[entry] / (mass + masses[entry]))
-        if kinds[entry] != "healthy":
-            bound = (bound + (1 - bound) * gaps.get(refs[entry], 0.0)) * lift
-        bounds.append(bound)
-    return bounds
+    lift = scorer.lift * CEILING_SLACK
+    rest = 1 - COVERAGE_FLOOR
+    # the coverage bound of each line, in `entries` (the order of `shared`)
+    similarities = [COVERAGE_FLOOR + rest * (2 * s / (mass + masses[e])) for e, s in shared.items()]
+    if scorer.code_paths:
+        gap = scorer.gap
+        return [
+            bound if kinds[e] == "healthy" else (bound + (1 - bound) * gap(refs[e])) * lift
+            for e, bound in zip(entries, similarities, strict=True)
+        ]
+    # Without code paths the gap is the keyword share alone (`Scorer.base`), read inline.
+    held = scorer.keyword_sums().get
+    return [
+        bound
+        if kinds[e] == "healthy"
+        else (
+            bound
+            + (1 - bound)
+            * (
+                0.0
+                if (t := held(refs[e])) is None
+                else KEYWORD_WEIGHT * min(1.0, t / KEYWORD_SATURATION)
+            )
+        )
+        * lift
+        for e, bound in zip(entries, similarities, strict=True)
+    ]
 
 
 def best_line(index: MatchIndex, scores: LineScores, ref: int) -> LineScore | None:

@@ -13,7 +13,6 @@ Reads from the index: `postings`, `idf`, `unknown_idf` and `entry_masses`.
 
 from __future__ import annotations
 
-import heapq
 import math
 from collections.abc import Callable, Sequence
 
@@ -63,36 +62,17 @@ def walk(
     until no line left has a bound that reaches `needed()` (asked after each batch: what
     was found raises or lowers it), or `most` have been. Returns a bar every line whose
     bound reaches was compared: the last need, or the highest bound left out past `most`.
-
-    `entries[n]` has the bound `bounds[n]`; only the best `first` are sorted up front, the
-    rest once a need shows how many reach it.
     """
-    count = len(entries)
-    pool = heapq.nlargest(first, range(count), key=bounds.__getitem__)
-    # Lines outside the pool have bounds below this.
-    outside = math.nextafter(bounds[pool[-1]], math.inf) if count > first else -math.inf
-    compared: set[int] = set()
+    order = sorted(range(len(entries)), key=bounds.__getitem__, reverse=True)
     position, size = 0, first
     while True:
         need = needed()
-        batch: list[int] = []
-        room = min(size, most - len(compared))
-        while position < len(pool) and len(batch) < room and bounds[pool[position]] >= need:
-            batch.append(pool[position])
-            position += 1
-        if batch:
-            compare([entries[n] for n in batch])
-            compared.update(batch)
-            size *= 2
-            continue
-        if outside <= need:
-            return need
-        if len(compared) >= most:
-            left = bounds[pool[position]] if position < len(pool) else -math.inf
-            return max(need, outside, math.nextafter(left, math.inf))
-        pool = sorted(
-            (n for n in range(count) if bounds[n] >= need and n not in compared),
-            key=bounds.__getitem__,
-            reverse=True,
-        )
-        position, outside = 0, need
+        end = min(position + size, most, len(order))
+        stop = position
+        while stop < end and bounds[order[stop]] >= need:
+            stop += 1
+        if stop == position:
+            left = bounds[order[position]] if position < len(order) else -math.inf
+            return need if left < need else max(need, math.nextafter(left, math.inf))
+        compare([entries[n] for n in order[position:stop]])
+        position, size = stop, size * 2

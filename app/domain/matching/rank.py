@@ -322,7 +322,6 @@ class Scorer:
         postings = index.keyword_postings
         self.held = sorted(stem for stem in stems if stem in postings)
         self._overlaps: dict[int, float] | None = None
-        self._gaps: dict[int, float] | None = None
         # What keywords and code paths can add for any reference of this query, and the
         # most its context can lift one (each field that agrees lifts by AGREE_STEP).
         overlap = min(
@@ -341,7 +340,9 @@ class Scorer:
         """How much the query shares with the reference's title, tags and summary, and what."""
         return keyword_overlap(self.index, ref, self.stems)
 
-    def _table(self) -> dict[int, float]:
+    def keyword_sums(self) -> dict[int, float]:
+        """The summed weight of the query's stems each reference holds (for those that hold
+        any), as keyword_overlap sums it."""
         if self._overlaps is None:
             sums: dict[int, float] = {}
             get = sums.get
@@ -354,15 +355,12 @@ class Scorer:
 
     def overlap(self, ref: int) -> float:
         """keyword_overlap's share, the same float, read from one table for all references."""
-        total = self._table().get(ref)
+        total = self.keyword_sums().get(ref)
         return 0.0 if total is None else min(1.0, total / KEYWORD_SATURATION)
 
-    def gaps(self) -> dict[int, float]:
-        """The share of the gap to 1 keywords and code paths fill, for each reference where
-        they fill any (`base`)."""
-        if self._gaps is None:
-            self._gaps = {ref: self.base(ref, 0.0) for ref in {*self._table(), *self.code_paths}}
-        return self._gaps
+    def gap(self, ref: int) -> float:
+        """The share of the gap to 1 that keywords and code paths fill (`base`)."""
+        return self.base(ref, 0.0)
 
     def base(self, ref: int, similarity: float) -> float:
         """Similarity, with the gap to 1 partly filled by keywords and code paths."""
