@@ -57,6 +57,10 @@ from app.domain.matching.tokens import informative
 # line sharing a token fits: there the answer is the exhaustive one.
 MAX_COMPARED = 1_500
 
+# A line sharing a token with fewer message lines than this is compared with all of them at
+# once: cheaper than working out which can count.
+COMPARE_ALL_BELOW = 256
+
 # After each batch the most similar LIFTED_PER_BATCH x keep references it improved are scored
 # in full to raise the bar.
 LIFTED_PER_BATCH = 4
@@ -144,6 +148,12 @@ def search_line(index: MatchIndex, key: str, bar: PasteBar) -> LineScores:
     shared = shared_masses(index, query)
     mass = query_mass(index, query)
     entries = list(shared)
+    if len(entries) <= COMPARE_ALL_BELOW:
+        best: dict[int, Found] = {}
+        healthy, _ = compare_lines(index, key, sorted(entries), shared, mass, best, _NONE)
+        scores = line_scores(index, best, healthy, 0.0)
+        scores.key, scores.query, scores.mass = key, query, mass
+        return scores
     bounds = _bounds(index, bar.scorer, entries, shared, mass)
     line = bar.line()
 
