@@ -161,9 +161,33 @@ def search_line(index: MatchIndex, key: str, bar: PasteBar) -> LineScores:
         line.compare(index, key, batch, shared, mass)
 
     exact_above = walk(entries, bounds, compare, line.needed, CANDIDATE_MIN, MAX_COMPARED)
-    scores = line_scores(index, line.best, line.healthy, max(0.0, exact_above))
+    kept = _that_can_count(bar.scorer, line.best, line.score)
+    scores = line_scores(index, kept, line.healthy, max(0.0, exact_above))
+    scores.complete = scores.complete and len(kept) == len(line.best)
     scores.key, scores.query, scores.mass = key, query, mass
     return scores
+
+
+def _that_can_count(scorer: Scorer, best: dict[int, Found], bar: float) -> dict[int, Found]:
+    """The references whose best line can reach the paste's bar, and the most similar one
+    (the healthy claim weighs a healthy line against it); a weak line finds thousands of
+    references that cannot, and `Scorer.ranked` would walk them all."""
+    if len(best) <= CANDIDATE_MIN:
+        return best
+    sums, code_paths = scorer.keyword_sums().get, scorer.code_paths
+    lift = scorer.lift * CEILING_SLACK
+    top = max(best, key=lambda ref: best[ref][0])
+    kept: dict[int, Found] = {}
+    for ref, found in best.items():
+        similarity = found[0]
+        if ref in code_paths:
+            gap = scorer.gap(ref)
+        else:
+            total = sums(ref)
+            gap = 0.0 if total is None else KEYWORD_WEIGHT * min(1.0, total / KEYWORD_SATURATION)
+        if (similarity + (1 - similarity) * gap) * lift >= bar or ref == top:
+            kept[ref] = found
+    return kept
 
 
 def _bounds(
@@ -205,9 +229,7 @@ def best_line(index: MatchIndex, scores: LineScores, ref: int) -> LineScore | No
     """A reference's best failure or diagnostic line for the query line `scores` are of,
     as comparing every line lists it; scored here when the search left it out."""
     listed = scores.of(ref)
-    if scores.exact_above <= 0.0 or (
-        listed is not None and listed.similarity >= scores.exact_above
-    ):
+    if scores.complete or (listed is not None and listed.similarity >= scores.exact_above):
         return listed
     weights, kinds = index.entry_weights, index.entry_kinds
     best = _NONE

@@ -140,12 +140,14 @@ class LineScores(list[LineScore]):
     best first, and the best healthy message line of any reference (`healthy`).
 
     Every message line whose similarity reaches `exact_above` was compared (0: every line
-    sharing a token); a reference listed at or above it is at its best line. `key`,
+    sharing a token); a reference listed at or above it is at its best line, and when
+    `complete` every reference with a line is listed at its best. `key`,
     `query` and `mass` are the query line's, for scoring a reference's lines later
     (`bounded.best_line`)."""
 
     healthy: LineScore | None = None
     exact_above: float = 0.0
+    complete: bool = True
     key: str = ""
     query: tuple[str, ...] = ()
     mass: float = 0.0
@@ -211,6 +213,7 @@ def line_scores(
         LineScore(ref, entry, sim, token_set, cov) for ref, (sim, entry, token_set, cov) in ranked
     )
     scores.exact_above = exact_above
+    scores.complete = exact_above <= 0.0
     similarity, entry, token_set, found_coverage = healthy
     if entry >= 0:
         scores.healthy = LineScore(
