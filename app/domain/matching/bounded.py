@@ -154,7 +154,7 @@ def search_line(index: MatchIndex, key: str, bar: PasteBar) -> LineScores:
         scores = line_scores(index, best, healthy, 0.0)
         scores.key, scores.query, scores.mass = key, query, mass
         return scores
-    bounds = _bounds(index, bar.scorer, entries, shared, mass)
+    bounds = _bounds(index, bar.scorer, shared, mass)
     line = bar.line()
 
     def compare(batch: list[int]) -> None:
@@ -191,37 +191,33 @@ def _that_can_count(scorer: Scorer, best: dict[int, Found], bar: float) -> dict[
 
 
 def _bounds(
-    index: MatchIndex, scorer: Scorer, entries: list[int], shared: dict[int, float], mass: float
+    index: MatchIndex, scorer: Scorer, shared: dict[int, float], mass: float
 ) -> list[float]:
-    """Each line's bound: the most its reference can score on it, or for a healthy line (it
-    is never scored) its similarity bound. Either is at least the similarity bound."""
+    """Each line's bound, in the order of `shared`: the most its reference can score on it,
+    or for a healthy line (it is never scored) its similarity bound. Either is at least
+    the similarity bound."""
     masses, refs, kinds = index.entry_masses, index.entry_refs, index.entry_kinds
     lift = scorer.lift * CEILING_SLACK
-    rest = 1 - COVERAGE_FLOOR
-    # the coverage bound of each line, in `entries` (the order of `shared`)
-    similarities = [COVERAGE_FLOOR + rest * (2 * s / (mass + masses[e])) for e, s in shared.items()]
+    floor, rest = COVERAGE_FLOOR, 1 - COVERAGE_FLOOR
     if scorer.code_paths:
         gap = scorer.gap
         return [
             bound if kinds[e] == "healthy" else (bound + (1 - bound) * gap(refs[e])) * lift
-            for e, bound in zip(entries, similarities, strict=True)
+            for e, s in shared.items()
+            for bound in (floor + rest * (2 * s / (mass + masses[e])),)
         ]
-    # Without code paths the gap is the keyword share alone (`Scorer.base`), read inline.
+    # Without code paths the gap is the keyword share alone (`Scorer.base`), read inline
+    # (a bound: rounded a hair differently from the score, which CEILING_SLACK covers).
     held = scorer.keyword_sums().get
+    full, most = KEYWORD_SATURATION, KEYWORD_WEIGHT
+    per_weight = most / full
     return [
         bound
         if kinds[e] == "healthy"
-        else (
-            bound
-            + (1 - bound)
-            * (
-                0.0
-                if (t := held(refs[e])) is None
-                else KEYWORD_WEIGHT * min(1.0, t / KEYWORD_SATURATION)
-            )
-        )
-        * lift
-        for e, bound in zip(entries, similarities, strict=True)
+        else (bound + (1 - bound) * (weight * per_weight if weight < full else most)) * lift
+        for e, s in shared.items()
+        for bound in (floor + rest * (2 * s / (mass + masses[e])),)
+        for weight in (held(refs[e], 0.0),)
     ]
 
 

@@ -102,13 +102,15 @@ def test_ceilings_are_over_every_score(index: MatchIndex, context: RunContext | 
                 assert scorer.raw(ref, similarity) <= scorer.ceiling(similarity)
 
 
-def test_each_lines_bound_is_over_its_score(index: MatchIndex) -> None:
-    scorer = rank.Scorer(index, set(), QueryContext.of(CONTEXTS[1], {}))
+@pytest.mark.parametrize("code_paths", [{}, {0: "torch/distributed", 5: "vllm/worker"}])
+def test_each_lines_bound_is_over_its_score(index: MatchIndex, code_paths: dict[int, str]) -> None:
     for key in KEYS:
+        stems = keyword_stems(informative(key.split()))
+        scorer = rank.Scorer(index, stems, QueryContext.of(CONTEXTS[1], {}), code_paths)
         query = tuple(set(informative(key.split())))
         shared, mass = shared_masses(index, query), query_mass(index, query)
         entries = list(shared)
-        found = bounded._bounds(index, scorer, entries, shared, mass)
+        found = bounded._bounds(index, scorer, shared, mass)
         bounds = dict(zip(entries, found, strict=True))
         for line in rank.score_line(index, key, exhaustive=True):
             assert line.similarity <= bounds[line.entry]
