@@ -22,12 +22,19 @@ from app.domain.matching.rank import (
     LineScores,
     Scored,
     Scorer,
-    keyword_candidates,
     score_line,
 )
 from app.domain.matching.results import HealthyLine, MatchResult
 from app.domain.matching.tokens import informative, keyword_stems
 from app.errors import LogTooLarge
+
+# A keyword held by more than this share of references, or by more than this many, does
+# not nominate candidates: it says too little, and scoring hundreds of references on
+# keywords alone would cost more than the message search.
+KEYWORD_CANDIDATE_SHARE = 0.20
+
+
+KEYWORD_CANDIDATE_MAX = 32
 
 
 def match_text(
@@ -98,3 +105,14 @@ def match_text(
 
 def _key_tokens(normalized: str) -> list[str]:
     return comparison_key(normalized).split()
+
+
+def keyword_candidates(index: MatchIndex, stems: set[str]) -> set[int]:
+    """References whose title, tags or summary hold one of the query's rarer words."""
+    limit = min(KEYWORD_CANDIDATE_MAX, max(1, int(len(index.references) * KEYWORD_CANDIDATE_SHARE)))
+    found: set[int] = set()
+    for token in stems:
+        refs = index.keyword_postings.get(token)
+        if refs is not None and len(refs) <= limit:
+            found.update(refs)
+    return found

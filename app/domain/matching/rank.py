@@ -103,15 +103,6 @@ KEYWORD_WEIGHT = 0.30
 KEYWORD_SATURATION = 3.0
 
 
-# A keyword held by more than this share of references, or by more than this many, does
-# not nominate candidates: it says too little, and scoring hundreds of references on
-# keywords alone would cost more than the message search.
-KEYWORD_CANDIDATE_SHARE = 0.20
-
-
-KEYWORD_CANDIDATE_MAX = 32
-
-
 # A message line matching below this is noise; the reference may still come in on its
 # title, tags or summary.
 MIN_MESSAGE_SIMILARITY = 0.1
@@ -278,17 +269,6 @@ def keyword_overlap(index: MatchIndex, ref: int, stems: set[str]) -> tuple[float
     shared = sorted(stems & index.keywords[ref])
     weight = sum(index.keyword_weights[token] for token in shared)
     return min(1.0, weight / KEYWORD_SATURATION), shared
-
-
-def keyword_candidates(index: MatchIndex, stems: set[str]) -> set[int]:
-    """References whose title, tags or summary hold one of the query's rarer words."""
-    limit = min(KEYWORD_CANDIDATE_MAX, max(1, int(len(index.references) * KEYWORD_CANDIDATE_SHARE)))
-    found: set[int] = set()
-    for token in stems:
-        refs = index.keyword_postings.get(token)
-        if refs is not None and len(refs) <= limit:
-            found.update(refs)
-    return found
 
 
 @dataclass(frozen=True, slots=True)
