@@ -1,4 +1,4 @@
-"""Counting the fuzzy searches (`score_line` calls) matching makes: the work a paste costs,
+"""Counting the fuzzy searches (`score_line` and `search_line` calls) matching makes: the work a paste costs,
 bounded by the caps, checked without a clock."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from app.domain.matching import rank, scan
+from app.domain.matching import match, scan
 from app.domain.matching.lines import MAX_QUERY_LINES
 from app.domain.matching.scan import FUZZY_TEMPLATE_CAP
 
@@ -27,12 +27,16 @@ class FuzzySearches:
 def count_searches(monkeypatch: pytest.MonkeyPatch) -> FuzzySearches:
     """Count every fuzzy search the scan and the single-message ranking make from now on."""
     counted = FuzzySearches()
-    for module, kind in ((scan, "scan"), (rank, "match")):
-        original = module.score_line
+    for module, name, kind in (
+        (scan, "score_line", "scan"),
+        (match, "score_line", "match"),
+        (match, "search_line", "match"),
+    ):
+        original = getattr(module, name)
 
-        def counting(*args: Any, _original: Any = original, _kind: str = kind) -> Any:
+        def counting(*args: Any, _original: Any = original, _kind: str = kind, **kw: Any) -> Any:
             setattr(counted, _kind, getattr(counted, _kind) + 1)
-            return _original(*args)
+            return _original(*args, **kw)
 
-        monkeypatch.setattr(module, "score_line", counting)
+        monkeypatch.setattr(module, name, counting)
     return counted

@@ -266,8 +266,10 @@ def _phase_verdict(reference: Reference, value: str | None) -> tuple[bool, str] 
 
 
 def _gpu_verdict(reference: Reference, value: str | None) -> tuple[bool, str] | None:
+    if not value:
+        return None
     gpus = [name for name in reference.hardware if GPU_RE.fullmatch(name.strip())]
-    if not value or not gpus:
+    if not gpus:
         return None
     if value.replace(" ", "").upper() in {name.replace(" ", "").upper() for name in gpus}:
         return True, f"GPU {_quoted(value)} agrees"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from app.domain.matching.bounded import best_line
 from app.domain.matching.candidates import PasteEvidence, rank_candidates
 from app.domain.matching.context import QueryContext, context_gates
 from app.domain.matching.evidence import quieter
@@ -92,15 +93,23 @@ class Judge:
 
     def _evidence(self, symptom: Reference, scored: Scored) -> PasteEvidence:
         slots = [slot for message in symptom.messages for slot in message.slots]
+        causes = sorted(
+            {
+                ref
+                for candidate in symptom.candidates
+                if (ref := self.index.position(candidate.cause_id)) is not None
+            }
+        )
         messages: dict[int, tuple[float, int]] = {}
         for number, scores in self.neighbours:
             if number == scored.line_number:
                 continue  # the symptom's own line says nothing about its cause
-            for line in scores:
-                if self.index.entry_kinds[line.entry] != "failure":
+            for ref in causes:
+                line = best_line(self.index, scores, ref)
+                if line is None or self.index.entry_kinds[line.entry] != "failure":
                     continue
-                if line.similarity > messages.get(line.ref, (0.0, 0))[0]:
-                    messages[line.ref] = (line.similarity, number)
+                if line.similarity > messages.get(ref, (0.0, 0))[0]:
+                    messages[ref] = (line.similarity, number)
         return PasteEvidence(
             text=self.text,
             values=read_values(self.text, slots),

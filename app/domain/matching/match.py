@@ -9,6 +9,7 @@ score into what the answer says (confidence, kind, verdict, candidates, reasons)
 from __future__ import annotations
 
 from app.config import DEFAULT_MATCH_LIMIT
+from app.domain.matching.bounded import PasteBar, search_line
 from app.domain.matching.context import QueryContext, RunContext, infer_context
 from app.domain.matching.evidence import code_path_hits, line_level
 from app.domain.matching.index import MatchIndex, comparison_key
@@ -21,12 +22,19 @@ from app.domain.matching.rank import (
     LineScores,
     Scored,
     Scorer,
-    keyword_candidates,
     score_line,
 )
 from app.domain.matching.results import HealthyLine, MatchResult
 from app.domain.matching.tokens import informative, keyword_stems
 from app.errors import LogTooLarge
+
+# A keyword held by more than this share of references, or by more than this many, does
+# not nominate candidates: it says too little, and scoring hundreds of references on
+# keywords alone would cost more than the message search.
+KEYWORD_CANDIDATE_SHARE = 0.20
+
+
+KEYWORD_CANDIDATE_MAX = 32
 
 
 def match_text(
@@ -39,8 +47,9 @@ def match_text(
     """Rank references for a pasted message (one line or a block such as a traceback).
 
     Lines that are healthy output are set aside (`healthy_lines`); every other telling
-    line is scored and the best line per reference counts. `exhaustive` skips the
-    prefilter; benchmarks and tests compare the two.
+    line is scored and the best line per reference counts, comparing only the message
+    lines that can change the answer (`bounded`); `exhaustive` compares every one, for
+    benchmarks and tests to compare the two.
     """
     line_count = count_lines(text)
     if len(text) > MAX_MATCH_CHARS or line_count > MAX_MATCH_LINES:
@@ -59,9 +68,13 @@ def match_text(
     best: dict[int, Scored] = {}
     healthy: list[HealthyLine] = []
     neighbours: list[tuple[int, LineScores]] = []
+    bar = PasteBar(scorer, limit, MIN_REPORT_SCORE, best)
     # The best `limit` over all lines are among the best `limit` of some line.
     for span, raw, normalized in lines:
-        scores = score_line(index, comparison_key(normalized), exhaustive)
+        key = comparison_key(normalized)
+        scores = (
+            score_line(index, key, exhaustive=True) if exhaustive else search_line(index, key, bar)
+        )
         claimed = scores.claimed_healthy()
         if claimed is not None:
             healthy.append(healthy_line(index, raw, claimed))
@@ -92,3 +105,14 @@ def match_text(
 
 def _key_tokens(normalized: str) -> list[str]:
     return comparison_key(normalized).split()
+
+
+def keyword_candidates(index: MatchIndex, stems: set[str]) -> set[int]:
+    """References whose title, tags or summary hold one of the query's rarer words."""
+    limit = min(KEYWORD_CANDIDATE_MAX, max(1, int(len(index.references) * KEYWORD_CANDIDATE_SHARE)))
+    found: set[int] = set()
+    for token in stems:
+        refs = index.keyword_postings.get(token)
+        if refs is not None and len(refs) <= limit:
+            found.update(refs)
+    return found

@@ -13,7 +13,8 @@ Reads from the index: `postings`, `idf`, `unknown_idf` and `entry_masses`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Sequence
 
 from app.domain.matching.index import MatchIndex
 
@@ -47,3 +48,31 @@ def by_coverage(index: MatchIndex, shared: dict[int, float], mass: float) -> lis
     """The lines sharing a token with the query, highest coverage first (then by position)."""
     masses = index.entry_masses
     return sorted(shared, key=lambda e: (-coverage(shared[e], mass, masses[e]), e))
+
+
+def walk(
+    entries: Sequence[int],
+    bounds: Sequence[float],
+    compare: Callable[[list[int]], None],
+    needed: Callable[[], float],
+    first: int,
+    most: int,
+) -> float:
+    """Compare lines highest bound first, `first` of them and then twice as many each time,
+    until no line left has a bound that reaches `needed()` (asked after each batch: what
+    was found raises or lowers it), or `most` have been. Returns a bar every line whose
+    bound reaches was compared: the last need, or the highest bound left out past `most`.
+    """
+    order = sorted(range(len(entries)), key=bounds.__getitem__, reverse=True)
+    position, size = 0, first
+    while True:
+        need = needed()
+        end = min(position + size, most, len(order))
+        stop = position
+        while stop < end and bounds[order[stop]] >= need:
+            stop += 1
+        if stop == position:
+            left = bounds[order[position]] if position < len(order) else -math.inf
+            return need if left < need else max(need, math.nextafter(left, math.inf))
+        compare([entries[n] for n in order[position:stop]])
+        position, size = stop, size * 2

@@ -30,12 +30,13 @@ when a line is normal output. Whether a score is confident is the judge's call (
 from __future__ import annotations
 
 import heapq
-from collections.abc import Sequence
+import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from rapidfuzz import fuzz, process
 
-from app.domain.matching.context import MAX_LIFT, QueryContext, context_adjustment
+from app.domain.matching.context import AGREE_STEP, MAX_LIFT, QueryContext, context_adjustment
 from app.domain.matching.evidence import Level
 from app.domain.matching.index import MatchIndex
 from app.domain.matching.prefilter import by_coverage, coverage, query_mass, shared_masses
@@ -88,6 +89,11 @@ CANDIDATE_MIN = 64
 COVERAGE_FLOOR = 0.4
 
 
+# Bounds on a score are taken this much loose (relative), so a
+# sum rounded another way never puts a reference that counts under one.
+CEILING_SLACK = 1 + 1e-9
+
+
 # Share of the gap to 1 that title/tags/summary overlap may fill.
 KEYWORD_WEIGHT = 0.30
 
@@ -95,15 +101,6 @@ KEYWORD_WEIGHT = 0.30
 # Rare shared keywords (each weighs 0-1 by its rarity among references) that count as
 # full title/tags/summary overlap.
 KEYWORD_SATURATION = 3.0
-
-
-# A keyword held by more than this share of references, or by more than this many, does
-# not nominate candidates: it says too little, and scoring hundreds of references on
-# keywords alone would cost more than the message search.
-KEYWORD_CANDIDATE_SHARE = 0.20
-
-
-KEYWORD_CANDIDATE_MAX = 32
 
 
 # A message line matching below this is noise; the reference may still come in on its
@@ -131,9 +128,28 @@ class LineScore:
 
 class LineScores(list[LineScore]):
     """The best failure or diagnostic message line of each reference for one query line,
-    best first, and the best healthy message line of any reference (`healthy`)."""
+    best first, and the best healthy message line of any reference (`healthy`).
+
+    Every message line whose similarity reaches `exact_above` was compared (0: every line
+    sharing a token); a reference listed at or above it is at its best line, and when
+    `complete` every reference with a line is listed at its best. `key`,
+    `query` and `mass` are the query line's, for scoring a reference's lines later
+    (`bounded.best_line`)."""
 
     healthy: LineScore | None = None
+    exact_above: float = 0.0
+    complete: bool = True
+    key: str = ""
+    query: tuple[str, ...] = ()
+    mass: float = 0.0
+
+    _by_ref: dict[int, LineScore] | None = None
+
+    def of(self, ref: int) -> LineScore | None:
+        """The line listed for a reference, if any."""
+        if self._by_ref is None:
+            self._by_ref = {line.ref: line for line in self}
+        return self._by_ref.get(ref)
 
     def claimed_healthy(self) -> LineScore | None:
         """The healthy message this line is, when it matches one well and better than any
@@ -144,12 +160,17 @@ class LineScores(list[LineScore]):
         return healthy if not self or healthy.similarity >= self[0].similarity else None
 
 
+# A message line's (similarity, entry, token set, coverage); _NONE is no line.
+Found = tuple[float, int, float, float]
+_NONE: Found = (-1.0, -1, 0.0, 0.0)
+
+
 def score_line(index: MatchIndex, key: str, exhaustive: bool = False) -> LineScores:
     """The best message line of each reference for one query key, best first.
 
     Only lines sharing an informative token with the key can match (`prefilter`); the
     CANDIDATE_SHARE of the index with the highest coverage are compared, or with
-    `exhaustive` all of them.
+    `exhaustive` all of them. `bounded.search_line` compares only what can change an answer.
     """
     query = tuple(set(informative(key.split())))
     if not query or not index.entry_keys:
@@ -157,15 +178,33 @@ def score_line(index: MatchIndex, key: str, exhaustive: bool = False) -> LineSco
     shared = shared_masses(index, query)
     mass = query_mass(index, query)
     entries = sorted(shared)
+    exact_above = 0.0
     budget = max(CANDIDATE_MIN, int(len(index.entry_keys) * CANDIDATE_SHARE))
     if not exhaustive and len(entries) > budget:
-        entries = sorted(by_coverage(index, shared, mass)[:budget])
-    best: dict[int, tuple[float, int, float, float]] = {}
-    healthy = _compare(index, key, entries, shared, mass, best)
+        ordered = by_coverage(index, shared, mass)
+        entries = sorted(ordered[:budget])
+        first_left = coverage(shared[ordered[budget]], mass, index.entry_masses[ordered[budget]])
+        exact_above = math.nextafter(similarity_bound(first_left), math.inf)
+    best: dict[int, Found] = {}
+    healthy, _ = compare_lines(index, key, entries, shared, mass, best, _NONE)
+    return line_scores(index, best, healthy, exact_above)
+
+
+def similarity_bound(line_coverage: float) -> float:
+    """The most a line of this coverage can score: its similarity with token set at 1."""
+    return COVERAGE_FLOOR + (1 - COVERAGE_FLOOR) * line_coverage
+
+
+def line_scores(
+    index: MatchIndex, best: dict[int, Found], healthy: Found, exact_above: float
+) -> LineScores:
+    """The scores `compare_lines` found, best first."""
     ranked = sorted(best.items(), key=lambda item: (-item[1][0], item[0]))
     scores = LineScores(
         LineScore(ref, entry, sim, token_set, cov) for ref, (sim, entry, token_set, cov) in ranked
     )
+    scores.exact_above = exact_above
+    scores.complete = exact_above <= 0.0
     similarity, entry, token_set, found_coverage = healthy
     if entry >= 0:
         scores.healthy = LineScore(
@@ -174,20 +213,21 @@ def score_line(index: MatchIndex, key: str, exhaustive: bool = False) -> LineSco
     return scores
 
 
-_NONE = (-1.0, -1, 0.0, 0.0)
-
-
-def _compare(
+def compare_lines(
     index: MatchIndex,
     key: str,
     entries: Sequence[int],
-    shared: dict[int, float],
+    shared: Mapping[int, float],
     mass: float,
-    best: dict[int, tuple[float, int, float, float]],
-) -> tuple[float, int, float, float]:
-    """Score some message lines against the key: the best of each reference into `best`;
-    returns the best healthy line."""
-    healthy = _NONE
+    best: dict[int, Found],
+    healthy: Found,
+) -> tuple[Found, list[int]]:
+    """Score some message lines against the key: the best of each reference into `best`.
+    Returns the best healthy line so far and the references whose best line got better.
+
+    Of two lines that score the same, the one with the higher token set wins, then the
+    earlier one: the order `process.extract` gives lines in, so lines compared in any
+    order and in any batches end where comparing them all at once does."""
     found = process.extract(
         key,
         [index.entry_keys[entry] for entry in entries],
@@ -197,19 +237,31 @@ def _compare(
         limit=None,
     )
     masses, refs, kinds = index.entry_masses, index.entry_refs, index.entry_kinds
+    improved: list[int] = []
     for _, token_set, position in found:
         entry = entries[position]
         line_coverage = coverage(shared[entry], mass, masses[entry])
-        similarity = token_set / 100 * (COVERAGE_FLOOR + (1 - COVERAGE_FLOOR) * line_coverage)
+        similarity = token_set / 100 * similarity_bound(line_coverage)
         if similarity < MIN_MESSAGE_SIMILARITY:
             continue
-        ref = refs[entry]
+        line = (similarity, entry, token_set / 100, line_coverage)
         if kinds[entry] == "healthy":
-            if similarity > healthy[0]:
-                healthy = (similarity, entry, token_set / 100, line_coverage)
-        elif similarity > best.get(ref, _NONE)[0]:
-            best[ref] = (similarity, entry, token_set / 100, line_coverage)
-    return healthy
+            if better(line, healthy):
+                healthy = line
+            continue
+        ref = refs[entry]
+        if better(line, best.get(ref, _NONE)):
+            best[ref] = line
+            improved.append(ref)
+    return healthy, improved
+
+
+def better(line: Found, than: Found) -> bool:
+    """Whether `line` beats `than`: more similar, or as similar with a higher token set,
+    or the same with an earlier line."""
+    if line[0] != than[0]:
+        return line[0] > than[0]
+    return line[2] > than[2] or (line[2] == than[2] and line[1] < than[1])
 
 
 def keyword_overlap(index: MatchIndex, ref: int, stems: set[str]) -> tuple[float, list[str]]:
@@ -217,17 +269,6 @@ def keyword_overlap(index: MatchIndex, ref: int, stems: set[str]) -> tuple[float
     shared = sorted(stems & index.keywords[ref])
     weight = sum(index.keyword_weights[token] for token in shared)
     return min(1.0, weight / KEYWORD_SATURATION), shared
-
-
-def keyword_candidates(index: MatchIndex, stems: set[str]) -> set[int]:
-    """References whose title, tags or summary hold one of the query's rarer words."""
-    limit = min(KEYWORD_CANDIDATE_MAX, max(1, int(len(index.references) * KEYWORD_CANDIDATE_SHARE)))
-    found: set[int] = set()
-    for token in stems:
-        refs = index.keyword_postings.get(token)
-        if refs is not None and len(refs) <= limit:
-            found.update(refs)
-    return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,12 +299,19 @@ class Scorer:
         self.code_paths = code_paths or {}
         # Context verdicts per reference, shared by the scorers of one scan.
         self.offsets = {} if offsets is None else offsets
-        # The references sharing a keyword with the query: the rest overlap by 0, found
-        # without a set intersection each (a query touches thousands at 10,000 refs).
+        # The stems some reference holds, in the order keyword_overlap sums their weights;
+        # each reference's sum over them is worked out for all at once, on first need (a
+        # query touches thousands of references at 10,000, and the rest overlap by 0).
         postings = index.keyword_postings
-        self.keyword_refs: frozenset[int] = frozenset().union(
-            *(postings[stem] for stem in stems if stem in postings)
+        self.held = sorted(stem for stem in stems if stem in postings)
+        self._overlaps: dict[int, float] | None = None
+        # What keywords and code paths can add for any reference of this query, and the
+        # most its context can lift one (each field that agrees lifts by AGREE_STEP).
+        overlap = min(
+            1.0, sum(index.keyword_weights[stem] for stem in self.held) / KEYWORD_SATURATION
         )
+        self.gap_filled = KEYWORD_WEIGHT * overlap + (CODE_PATH_WEIGHT if self.code_paths else 0)
+        self.lift = 1 + min(MAX_LIFT, AGREE_STEP * len(context.fields))
 
     def offset(self, ref: int) -> tuple[float, list[str]]:
         if ref not in self.offsets:
@@ -275,16 +323,41 @@ class Scorer:
         """How much the query shares with the reference's title, tags and summary, and what."""
         return keyword_overlap(self.index, ref, self.stems)
 
+    def keyword_sums(self) -> dict[int, float]:
+        """The summed weight of the query's stems each reference holds (for those that hold
+        any), as keyword_overlap sums it."""
+        if self._overlaps is None:
+            sums: dict[int, float] = {}
+            get = sums.get
+            for stem in self.held:
+                weight = self.index.keyword_weights[stem]
+                for holder in self.index.keyword_postings[stem]:
+                    sums[holder] = get(holder, 0) + weight
+            self._overlaps = sums
+        return self._overlaps
+
+    def overlap(self, ref: int) -> float:
+        """keyword_overlap's share, the same float, read from one table for all references."""
+        total = self.keyword_sums().get(ref)
+        return 0.0 if total is None else min(1.0, total / KEYWORD_SATURATION)
+
+    def gap(self, ref: int) -> float:
+        """The share of the gap to 1 that keywords and code paths fill (`base`)."""
+        return self.base(ref, 0.0)
+
     def base(self, ref: int, similarity: float) -> float:
         """Similarity, with the gap to 1 partly filled by keywords and code paths."""
-        overlap = (
-            keyword_overlap(self.index, ref, self.stems)[0] if ref in self.keyword_refs else 0.0
-        )
+        overlap = self.overlap(ref)
         code = CODE_PATH_WEIGHT if ref in self.code_paths else 0.0
         return similarity + (1 - similarity) * (KEYWORD_WEIGHT * overlap + code)
 
     def raw(self, ref: int, similarity: float) -> float:
         return self.base(ref, similarity) * (1 + self.offset(ref)[0])
+
+    def ceiling(self, similarity: float) -> float:
+        """The most any reference can score on a line of this similarity (a hair over:
+        sums in another order may round the other way)."""
+        return (similarity + (1 - similarity) * self.gap_filled) * self.lift * CEILING_SLACK
 
     def ranked(self, lines: Sequence[LineScore], keep: int | None, floor: float) -> list[Scored]:
         """Scores of the references that can reach the best `keep` (all when None).
@@ -295,12 +368,10 @@ class Scorer:
         """
         found: list[Scored] = []
         best: list[float] = []  # min-heap of the `keep` best raw scores so far
-        lift = 1 + MAX_LIFT
+        lift = self.lift * CEILING_SLACK
         for line in lines:
-            gap = 1 - line.similarity
-            ceiling = (line.similarity + gap * (KEYWORD_WEIGHT + CODE_PATH_WEIGHT)) * lift
             bar = max(floor, best[0]) if keep is not None and len(best) >= keep else floor
-            if ceiling < bar:
+            if self.ceiling(line.similarity) < bar:
                 break
             base = self.base(line.ref, line.similarity)
             if base * lift < bar:

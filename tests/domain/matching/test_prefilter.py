@@ -12,7 +12,7 @@ from app.domain.matching import rank
 from app.domain.matching.index import MatchIndex, build_index, comparison_key
 from app.domain.matching.labelled import read_labelled
 from app.domain.matching.normalize import normalize_line
-from app.domain.matching.prefilter import by_coverage, coverage, query_mass, shared_masses
+from app.domain.matching.prefilter import by_coverage, coverage, query_mass, shared_masses, walk
 from app.domain.matching.tokens import informative
 from app.domain.references.folder import read_folder
 
@@ -77,3 +77,33 @@ def test_the_best_reference_of_every_labelled_line_is_the_exhaustive_one(
     for key in KEYS:
         fast, every = rank.score_line(index, key), rank.score_line(index, key, exhaustive=True)
         assert fast[:1] == every[:1], key
+
+
+def _walked(bounds: list[float], needs: list[float], most: int = 100) -> tuple[list[int], float]:
+    """The lines `walk` compares (in order) against a need that takes `needs` in turn."""
+    compared: list[int] = []
+    asked = iter([*needs, *[needs[-1]] * 100])
+    entries = [10 * n for n in range(len(bounds))]
+    bar = walk(entries, bounds, compared.extend, lambda: next(asked), 2, most)
+    return compared, bar
+
+
+def test_the_walk_compares_highest_bound_first_until_none_left_reaches_the_need() -> None:
+    bounds = [0.5, 0.9, 0.1, 0.7, 0.3, 0.8]
+    compared, bar = _walked(bounds, [0.0, 0.6])
+    assert compared == [10, 50, 30]  # 0.9 and 0.8, then 0.7; 0.5 is under the need
+    assert bar == 0.6
+    assert _walked(bounds, [2.0]) == ([], 2.0)
+    assert _walked(bounds, [0.0]) == ([10, 50, 30, 0, 40, 20], 0.0)
+
+
+def test_the_need_is_asked_after_every_batch() -> None:
+    compared, bar = _walked([0.5, 0.9, 0.1, 0.7, 0.3, 0.8], [0.0, 0.4, 0.85])
+    assert compared == [10, 50, 30, 0]  # a batch of two, then of up to four over 0.4
+    assert bar == 0.85  # what was found raised the need past the lines left
+
+
+def test_the_walk_stops_at_most_and_says_where() -> None:
+    compared, bar = _walked([0.5, 0.9, 0.1, 0.7, 0.3, 0.8], [0.0], most=3)
+    assert compared == [10, 50, 30]
+    assert 0.5 < bar < 0.5000001  # every line left out is under it, the best of them 0.5

@@ -1,0 +1,262 @@
+"""Score one query line of a paste against only the message lines that can change its answer.
+
+A message line's similarity is at most its bound, `rank.similarity_bound` of its coverage
+(token set is at most 1; `prefilter`), and a reference's score at most what keywords, code
+paths and the run's context can make of that similarity (`Scorer.ceiling`). So
+`search_line` compares lines highest bound first, in growing batches (`prefilter.walk`),
+and stops once no line left could
+
+- enter the paste's best `limit`: the `limit`-th best score found so far, on this line and
+  the lines before it, is a floor under the final one, so a line whose ceiling is below it
+  cannot count (`PasteBar`);
+- change whether the line is a reference's healthy message, or which one
+  (`LineScores.claimed_healthy`): that needs the best healthy line when it could reach
+  HEALTHY_CLAIM or the best failure line, and the best failure line when it could pass it.
+
+What `match_text` answers is then what comparing every line gives (`exhaustive`); the
+lines left out matter only to a symptom's candidate causes (a neighbour line matching a
+cause's own message), and `best_line` scores those for the few references asked about.
+"""
+
+from __future__ import annotations
+
+import heapq
+from bisect import bisect_left, bisect_right
+from collections.abc import Mapping
+
+from rapidfuzz import fuzz
+
+from app.domain.matching.index import MatchIndex
+from app.domain.matching.prefilter import query_mass, shared_masses, walk
+from app.domain.matching.rank import (
+    _NONE,
+    CANDIDATE_MIN,
+    CEILING_SLACK,
+    COVERAGE_FLOOR,
+    HEALTHY_CLAIM,
+    KEYWORD_SATURATION,
+    KEYWORD_WEIGHT,
+    MIN_MESSAGE_SIMILARITY,
+    SET_CUTOFF,
+    Found,
+    LineScore,
+    LineScores,
+    Scored,
+    Scorer,
+    better,
+    compare_lines,
+    line_scores,
+    similarity_bound,
+)
+from app.domain.matching.tokens import informative
+
+# At most this many message lines are compared with one query line, highest bound first.
+# Only a line that matches nothing well gets this far (a good match raises the bar past
+# most lines); at 10,000 references such a line shares a token with ~8,000 lines, and
+# comparing them all costs more than the one-call baseline. Up to 1,000 references every
+# line sharing a token fits: there the answer is the exhaustive one.
+MAX_COMPARED = 1_500
+
+# A line sharing a token with fewer message lines than this is compared with all of them at
+# once: cheaper than working out which can count.
+COMPARE_ALL_BELOW = 256
+
+# After each batch the most similar LIFTED_PER_BATCH x keep references it improved are scored
+# in full to raise the bar.
+LIFTED_PER_BATCH = 4
+
+
+class PasteBar:
+    """The score a reference must reach to be among a paste's best `keep`, from what the
+    lines scored so far found (`found`, the paste's best score per reference)."""
+
+    def __init__(
+        self, scorer: Scorer, keep: int, floor: float, found: Mapping[int, Scored]
+    ) -> None:
+        self.scorer = scorer
+        self.keep = keep
+        self.floor = floor
+        self.found = found
+
+    def line(self) -> _LineBar:
+        """The bar for the next line, starting from the best of the lines before it."""
+        best = heapq.nlargest(self.keep, self.found.items(), key=lambda item: item[1].raw)
+        return _LineBar(self, {ref: scored.raw for ref, scored in best})
+
+
+class _LineBar:
+    """What one line has found so far, and the bound a line left must reach to count."""
+
+    def __init__(self, paste: PasteBar, reached: dict[int, float]) -> None:
+        self.paste = paste
+        self.scorer = paste.scorer
+        self.reached = reached  # at most `keep` references' scores, each a floor under theirs
+        self.score = paste.floor
+        self.best: dict[int, Found] = {}
+        self.healthy: Found = _NONE
+        self.top = -1.0  # the best failure or diagnostic similarity so far
+        self._settle()
+
+    def compare(
+        self, index: MatchIndex, key: str, entries: list[int], shared: dict[int, float], mass: float
+    ) -> None:
+        """Score these lines and raise the bar by what they found."""
+        self.healthy, improved = compare_lines(
+            index, key, entries, shared, mass, self.best, self.healthy
+        )
+        scorer, reached, best = self.scorer, self.reached, self.best
+        lift = scorer.lift * CEILING_SLACK
+        if improved:
+            self.top = max(self.top, max(best[ref][0] for ref in improved))
+        # Any references' scores give a floor; the most similar are the likeliest best, and
+        # scoring a few keeps this cheap where thousands of weak lines came in.
+        for ref in heapq.nlargest(
+            LIFTED_PER_BATCH * self.paste.keep, improved, key=lambda r: best[r][0]
+        ):
+            similarity = best[ref][0]
+            if scorer.ceiling(similarity) < self.score:
+                continue
+            base = scorer.base(ref, similarity)
+            if base * lift < self.score:
+                continue
+            raw = base * (1 + scorer.offset(ref)[0])
+            if raw > reached.get(ref, -1.0):
+                reached[ref] = raw
+        self._settle()
+
+    def _settle(self) -> None:
+        keep = self.paste.keep
+        if len(self.reached) >= keep:
+            kept = heapq.nlargest(keep, self.reached.items(), key=lambda item: item[1])
+            self.reached = dict(kept)
+            self.score = max(self.paste.floor, kept[-1][1])
+
+    def needed(self) -> float:
+        """The bound below which no line left can change this line's answer."""
+        healthy = self.healthy[0]
+        if healthy >= HEALTHY_CLAIM and healthy >= self.top:
+            return healthy  # a healthy line, unless a line left scores as well or better
+        return min(max(HEALTHY_CLAIM, self.top), self.score)
+
+
+def search_line(index: MatchIndex, key: str, bar: PasteBar) -> LineScores:
+    """The best message line of each reference for one query key that can count for the
+    paste (best first), comparing only the lines that can change that."""
+    query = tuple(set(informative(key.split())))
+    if not query or not index.entry_keys:
+        return LineScores()
+    shared = shared_masses(index, query)
+    mass = query_mass(index, query)
+    entries = list(shared)
+    if len(entries) <= COMPARE_ALL_BELOW:
+        best: dict[int, Found] = {}
+        healthy, _ = compare_lines(index, key, sorted(entries), shared, mass, best, _NONE)
+        scores = line_scores(index, best, healthy, 0.0)
+        scores.key, scores.query, scores.mass = key, query, mass
+        return scores
+    bounds = _bounds(index, bar.scorer, shared, mass)
+    line = bar.line()
+
+    def compare(batch: list[int]) -> None:
+        line.compare(index, key, batch, shared, mass)
+
+    exact_above = walk(entries, bounds, compare, line.needed, CANDIDATE_MIN, MAX_COMPARED)
+    kept = _that_can_count(bar.scorer, line.best, line.score)
+    scores = line_scores(index, kept, line.healthy, max(0.0, exact_above))
+    scores.complete = scores.complete and len(kept) == len(line.best)
+    scores.key, scores.query, scores.mass = key, query, mass
+    return scores
+
+
+def _that_can_count(scorer: Scorer, best: dict[int, Found], bar: float) -> dict[int, Found]:
+    """The references whose best line can reach the paste's bar, and the most similar one
+    (the healthy claim weighs a healthy line against it); a weak line finds thousands of
+    references that cannot, and `Scorer.ranked` would walk them all."""
+    if len(best) <= CANDIDATE_MIN:
+        return best
+    sums, code_paths = scorer.keyword_sums().get, scorer.code_paths
+    lift = scorer.lift * CEILING_SLACK
+    top = max(best, key=lambda ref: best[ref][0])
+    kept: dict[int, Found] = {}
+    for ref, found in best.items():
+        similarity = found[0]
+        if ref in code_paths:
+            gap = scorer.gap(ref)
+        else:
+            total = sums(ref)
+            gap = 0.0 if total is None else KEYWORD_WEIGHT * min(1.0, total / KEYWORD_SATURATION)
+        if (similarity + (1 - similarity) * gap) * lift >= bar or ref == top:
+            kept[ref] = found
+    return kept
+
+
+def _bounds(
+    index: MatchIndex, scorer: Scorer, shared: dict[int, float], mass: float
+) -> list[float]:
+    """Each line's bound, in the order of `shared`: the most its reference can score on it,
+    or for a healthy line (it is never scored) its similarity bound. Either is at least
+    the similarity bound."""
+    masses, refs, kinds = index.entry_masses, index.entry_refs, index.entry_kinds
+    lift = scorer.lift * CEILING_SLACK
+    floor, rest = COVERAGE_FLOOR, 1 - COVERAGE_FLOOR
+    if scorer.code_paths:
+        gap = scorer.gap
+        return [
+            bound if kinds[e] == "healthy" else (bound + (1 - bound) * gap(refs[e])) * lift
+            for e, s in shared.items()
+            for bound in (floor + rest * (2 * s / (mass + masses[e])),)
+        ]
+    # Without code paths the gap is the keyword share alone (`Scorer.base`), read inline
+    # (a bound: rounded a hair differently from the score, which CEILING_SLACK covers).
+    held = scorer.keyword_sums().get
+    full, most = KEYWORD_SATURATION, KEYWORD_WEIGHT
+    per_weight = most / full
+    return [
+        bound
+        if kinds[e] == "healthy"
+        else (bound + (1 - bound) * (weight * per_weight if weight < full else most)) * lift
+        for e, s in shared.items()
+        for bound in (floor + rest * (2 * s / (mass + masses[e])),)
+        for weight in (held(refs[e], 0.0),)
+    ]
+
+
+def best_line(index: MatchIndex, scores: LineScores, ref: int) -> LineScore | None:
+    """A reference's best failure or diagnostic line for the query line `scores` are of,
+    as comparing every line lists it; scored here when the search left it out."""
+    listed = scores.of(ref)
+    if scores.complete or (listed is not None and listed.similarity >= scores.exact_above):
+        return listed
+    weights, kinds = index.entry_weights, index.entry_kinds
+    best = _NONE
+    first = bisect_left(index.entry_refs, ref)
+    for entry in range(first, bisect_right(index.entry_refs, ref, first)):
+        if kinds[entry] == "healthy":
+            continue
+        held = weights[entry]
+        shared = 0.0
+        for token in scores.query:
+            if token in held:
+                shared += index.idf[token]
+        if not shared:
+            continue  # no token in common: never compared
+        found = _scored(index, scores, entry, shared)
+        if found is not None and better(found, best):
+            best = found
+    if best[1] < 0:
+        return None
+    similarity, entry, token_set, coverage = best
+    return LineScore(ref, entry, similarity, token_set, coverage)
+
+
+def _scored(index: MatchIndex, scores: LineScores, entry: int, shared: float) -> Found | None:
+    token_set = fuzz.token_set_ratio(
+        scores.key, index.entry_keys[entry], processor=None, score_cutoff=SET_CUTOFF
+    )
+    if token_set < SET_CUTOFF:
+        return None
+    coverage = 2 * shared / (scores.mass + index.entry_masses[entry])
+    similarity = token_set / 100 * similarity_bound(coverage)
+    if similarity < MIN_MESSAGE_SIMILARITY:
+        return None
+    return similarity, entry, token_set / 100, coverage

@@ -1,0 +1,132 @@
+"""The bounded search over the shipped references and the labelled lines: with batches
+small enough that it leaves most lines out, `match_text` answers exactly what comparing
+every line answers (single lines, pastes of several, with and without a run context),
+the bounds it stops on are never under a score, and a reference's line it left out is
+scored as comparing every line scores it."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from paths import LABELLED, REFERENCES
+
+from app.domain.matching import bounded, rank
+from app.domain.matching.context import QueryContext, RunContext
+from app.domain.matching.index import MatchIndex, build_index, comparison_key
+from app.domain.matching.labelled import read_labelled
+from app.domain.matching.match import match_text
+from app.domain.matching.normalize import normalize_line
+from app.domain.matching.prefilter import query_mass, shared_masses
+from app.domain.matching.tokens import informative, keyword_stems
+from app.domain.references.folder import read_folder
+
+LINES = [line.text for line in read_labelled(LABELLED)]
+KEYS = [comparison_key(normalize_line(text)) for text in LINES]
+CONTEXTS = [
+    None,
+    RunContext(framework="vllm", phase="inference", gpu="H100", gpus=8, model="llama-3-70b"),
+    RunContext(framework="deepspeed", phase="training", notes="no torch.compile, fsdp off"),
+]
+
+
+@pytest.fixture(scope="module")
+def index() -> MatchIndex:
+    return build_index(read_folder(REFERENCES).references)
+
+
+@pytest.fixture
+def small_batches(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Batches of 4 and no comparing everything at once: at the shipped size the search
+    then stops early on most lines, as it does at 10,000 references."""
+    monkeypatch.setattr(bounded, "COMPARE_ALL_BELOW", 0)
+    monkeypatch.setattr(bounded, "CANDIDATE_MIN", 4)
+
+
+def _pastes() -> list[str]:
+    rng = random.Random(20)
+    return ["\n".join(rng.sample(LINES, rng.randint(2, 6))) for _ in range(40)]
+
+
+def _compared(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the lines the bounded search compares."""
+    counted: list[int] = []
+    compare = bounded.compare_lines
+
+    def counting(*args: object) -> object:
+        counted.append(len(args[2]))  # type: ignore[arg-type]
+        return compare(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(bounded, "compare_lines", counting)
+    return counted
+
+
+@pytest.mark.usefixtures("small_batches")
+@pytest.mark.parametrize("context", CONTEXTS, ids=["no-context", "serving", "training"])
+def test_every_answer_is_the_exhaustive_one(
+    index: MatchIndex, context: RunContext | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    compared = _compared(monkeypatch)
+    for text in LINES:
+        fast = match_text(index, text, context)
+        assert fast == match_text(index, text, context, exhaustive=True), text
+    every = sum(len(shared_masses(index, tuple(set(informative(k.split()))))) for k in KEYS)
+    assert sum(compared) < every  # some were left out (few: most lines match little here)
+    for text in _pastes():
+        assert match_text(index, text, context) == match_text(
+            index, text, context, exhaustive=True
+        ), text
+
+
+@pytest.mark.usefixtures("small_batches")
+def test_a_bound_under_the_scores_changes_answers(
+    index: MatchIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The test above has teeth: ceilings a fifth too low leave out lines that count.
+    monkeypatch.setattr(bounded, "CEILING_SLACK", 0.8)
+    monkeypatch.setattr(rank, "CEILING_SLACK", 0.8)
+    differ = sum(match_text(index, t) != match_text(index, t, exhaustive=True) for t in LINES)
+    assert differ > 0
+
+
+@pytest.mark.parametrize("context", CONTEXTS, ids=["no-context", "serving", "training"])
+def test_ceilings_are_over_every_score(index: MatchIndex, context: RunContext | None) -> None:
+    query = QueryContext.of(context, {})
+    for key in KEYS[::3]:
+        stems = keyword_stems(informative(key.split()))
+        scorer = rank.Scorer(index, stems, query, {0: "torch/distributed", 5: "vllm/worker"})
+        for ref in range(len(index.references)):
+            assert scorer.overlap(ref) == rank.keyword_overlap(index, ref, stems)[0]
+            assert scorer.gap(ref) == scorer.base(ref, 0.0)
+            for similarity in (0.0, 0.1, 0.35, 0.5, 0.77, 1.0):
+                assert scorer.raw(ref, similarity) <= scorer.ceiling(similarity)
+
+
+@pytest.mark.parametrize("code_paths", [{}, {0: "torch/distributed", 5: "vllm/worker"}])
+def test_each_lines_bound_is_over_its_score(index: MatchIndex, code_paths: dict[int, str]) -> None:
+    for key in KEYS:
+        stems = keyword_stems(informative(key.split()))
+        scorer = rank.Scorer(index, stems, QueryContext.of(CONTEXTS[1], {}), code_paths)
+        query = tuple(set(informative(key.split())))
+        shared, mass = shared_masses(index, query), query_mass(index, query)
+        entries = list(shared)
+        found = bounded._bounds(index, scorer, shared, mass)
+        bounds = dict(zip(entries, found, strict=True))
+        for line in rank.score_line(index, key, exhaustive=True):
+            assert line.similarity <= bounds[line.entry]
+            assert scorer.raw(line.ref, line.similarity) <= bounds[line.entry]
+
+
+@pytest.mark.usefixtures("small_batches")
+def test_a_line_left_out_is_scored_as_comparing_every_line_scores_it(index: MatchIndex) -> None:
+    assert list(index.entry_refs) == sorted(index.entry_refs)  # best_line bisects them
+    paste = bounded.PasteBar(rank.Scorer(index, set(), QueryContext.of(None, {})), 5, 0.05, {})
+    left_out = 0
+    for key in KEYS:
+        fast = bounded.search_line(index, key, paste)
+        every = rank.score_line(index, key, exhaustive=True)
+        listed = {line.ref: line for line in every}
+        for ref in range(len(index.references)):
+            assert bounded.best_line(index, fast, ref) == listed.get(ref), (key, ref)
+        left_out += len(fast) < len(every)
+    assert left_out > 0
