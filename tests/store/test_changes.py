@@ -12,18 +12,10 @@ from databases import POSTGRESQL_ONLY, SQLITE_ONLY, libpq_url
 
 from app.config import Settings
 from app.store.changes import CHANNEL, ChangeListener, change_listener
-from app.store.db import Engine, make_engine, upgrade_database, writing
+from app.store.db import Engine, writing
 from app.store.index import bump_index_version, index_version
 
 WAIT_S = 30.0
-
-
-@pytest.fixture
-def engine(settings: Settings) -> Iterator[Engine]:
-    engine = make_engine(settings)
-    upgrade_database(engine, settings)
-    yield engine
-    engine.dispose()
 
 
 class Calls:

@@ -3,7 +3,6 @@ down, and a reference changed in both the folder and the database is a conflict.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -11,21 +10,11 @@ from sqlalchemy import Engine
 from sqlmodel import Session, func, select
 from store_helpers import edit_file, edit_in_database, save_in_database
 
-from app.config import Settings
 from app.domain.catalog import Catalog
 from app.domain.references.document import content_hash
 from app.services.library import build_catalog
-from app.store.db import make_engine, upgrade_database
 from app.store.index import ParsedRows, fate_of, index_version, read_index, sync_folder
 from app.store.models import AliasRow, ConflictRow, ReferenceRow, RevisionRow
-
-
-@pytest.fixture
-def engine(settings: Settings) -> Iterator[Engine]:
-    engine = make_engine(settings)
-    upgrade_database(engine, settings)
-    yield engine
-    engine.dispose()
 
 
 def load_catalog(session: Session) -> Catalog:

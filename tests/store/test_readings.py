@@ -3,7 +3,6 @@ whose bytes or parser changed since, and serves what a parse would give."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,18 +15,9 @@ from app.domain.references.document import Reference
 from app.domain.references.folder import ParsedFiles, read_folder
 from app.services.editing import Edit, save_reference
 from app.services.library import open_library
-from app.store.db import make_engine, upgrade_database
 from app.store.files import current_file
 from app.store.index import read_index, sync_folder
 from app.store.models import ReferenceRow
-
-
-@pytest.fixture
-def engine(settings: Settings) -> Iterator[Engine]:
-    engine = make_engine(settings)
-    upgrade_database(engine, settings)
-    yield engine
-    engine.dispose()
 
 
 def start(engine: Engine, folder: Path) -> ParsedFiles:

@@ -2,23 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
 from sqlalchemy import Engine
 
-from app.config import Settings
 from app.domain.references.document import content_hash
-from app.store.db import make_engine, upgrade_database, writing
+from app.store.db import writing
 from app.store.revisions import record_revision, revision_text_by_hash
-
-
-@pytest.fixture
-def engine(settings: Settings) -> Iterator[Engine]:
-    made = make_engine(settings)
-    upgrade_database(made, settings)
-    yield made
-    made.dispose()
 
 
 def test_a_revision_is_found_by_its_hash_for_its_reference_only(engine: Engine) -> None:
