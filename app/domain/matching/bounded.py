@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from rapidfuzz import fuzz
 
 from app.domain.matching.index import MatchIndex
-from app.domain.matching.prefilter import query_mass, shared_masses, walk
+from app.domain.matching.prefilter import query_of, walk
 from app.domain.matching.rank import (
     _NONE,
     CANDIDATE_MIN,
@@ -48,7 +48,6 @@ from app.domain.matching.rank import (
     line_scores,
     similarity_bound,
 )
-from app.domain.matching.tokens import informative
 
 # At most this many message lines are compared with one query line, highest bound first.
 # Only a line that matches nothing well gets this far (a good match raises the bar past
@@ -142,11 +141,9 @@ class _LineBar:
 def search_line(index: MatchIndex, key: str, bar: PasteBar) -> LineScores:
     """The best message line of each reference for one query key that can count for the
     paste (best first), comparing only the lines that can change that."""
-    query = tuple(set(informative(key.split())))
-    if not query or not index.entry_keys:
+    query, shared, mass = query_of(index, key)
+    if not query:
         return LineScores()
-    shared = shared_masses(index, query)
-    mass = query_mass(index, query)
     entries = list(shared)
     if len(entries) <= COMPARE_ALL_BELOW:
         best: dict[int, Found] = {}

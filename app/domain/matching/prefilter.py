@@ -17,6 +17,7 @@ import math
 from collections.abc import Callable, Sequence
 
 from app.domain.matching.index import MatchIndex
+from app.domain.matching.tokens import informative
 
 
 def shared_masses(index: MatchIndex, query: Sequence[str]) -> dict[int, float]:
@@ -32,6 +33,15 @@ def shared_masses(index: MatchIndex, query: Sequence[str]) -> dict[int, float]:
         for entry in entries:
             shared[entry] = get(entry, 0) + weight
     return shared
+
+
+def query_of(index: MatchIndex, key: str) -> tuple[tuple[str, ...], dict[int, float], float]:
+    """A query key's informative tokens, the mass each message line shares with them, and
+    their own mass; no tokens when the key has none or the index no line."""
+    query = tuple(set(informative(key.split())))
+    if not query or not index.entry_keys:
+        return (), {}, 0.0
+    return query, shared_masses(index, query), query_mass(index, query)
 
 
 def query_mass(index: MatchIndex, query: Sequence[str]) -> float:

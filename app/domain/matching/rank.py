@@ -39,8 +39,7 @@ from rapidfuzz import fuzz, process
 from app.domain.matching.context import AGREE_STEP, MAX_LIFT, QueryContext, context_adjustment
 from app.domain.matching.evidence import Level
 from app.domain.matching.index import MatchIndex
-from app.domain.matching.prefilter import by_coverage, coverage, query_mass, shared_masses
-from app.domain.matching.tokens import informative
+from app.domain.matching.prefilter import by_coverage, coverage, query_of
 
 # When a match is confident. Chosen on the labelled set (tests/data/labelled: 107 lines of
 # 15 references, 29 unrelated lines; tests/content/test_labelled_set.py). The best score of
@@ -172,11 +171,9 @@ def score_line(index: MatchIndex, key: str, exhaustive: bool = False) -> LineSco
     CANDIDATE_SHARE of the index with the highest coverage are compared, or with
     `exhaustive` all of them. `bounded.search_line` compares only what can change an answer.
     """
-    query = tuple(set(informative(key.split())))
-    if not query or not index.entry_keys:
+    query, shared, mass = query_of(index, key)
+    if not query:
         return LineScores()
-    shared = shared_masses(index, query)
-    mass = query_mass(index, query)
     entries = sorted(shared)
     exact_above = 0.0
     budget = max(CANDIDATE_MIN, int(len(index.entry_keys) * CANDIDATE_SHARE))
