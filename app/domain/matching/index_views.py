@@ -40,6 +40,16 @@ class _Keyed(Mapping[str, V]):
             found = self._memo[key] = self._work_out(key)
         return found
 
+    def get(self, key: str, default: V | None = None) -> V | None:  # type: ignore[override]
+        # Mapping.get goes through __getitem__ and a caught KeyError: a prefilter asks
+        # for every token of every query line, most of which no line holds.
+        found = self._memo.get(key)
+        if found is None:
+            if key not in self._keys:
+                return default
+            found = self._memo[key] = self._work_out(key)
+        return found
+
     def __contains__(self, key: object) -> bool:
         return key in self._keys
 

@@ -55,6 +55,9 @@ def test_postings_number_each_line_from_its_references_first() -> None:
     assert postings["nccl"] == {0, 1}
     assert postings["abort"] == {0, 2}
     assert "timeout" not in postings
+    assert postings.get("timeout") is None
+    assert postings.get("nccl") == {0, 1}
+    assert postings.get("timeout", frozenset({7})) == {7}
 
 
 def test_owners_and_sizes_read_the_holders() -> None:
