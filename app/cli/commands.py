@@ -15,7 +15,6 @@ from typing import Any, TextIO
 import click
 
 from app.cli.logs import logging_config
-from app.cli.serving import serve as run_server
 from app.cli.streaming import read_in_chunks
 from app.config import DEFAULT_MATCH_LIMIT, MAX_MATCH_LIMIT, Settings
 from app.domain.calculators import CALCULATORS
@@ -24,8 +23,6 @@ from app.domain.matching.context import RunContext
 from app.domain.matching.ranks import number_ranges
 from app.domain.matching.results import Diagnosis, Match, Root, ScanHit
 from app.errors import FailrefError
-from app.mcp.stdio import draining_stdio
-from app.mcp.tools import build_mcp_server
 from app.services import editors, folder_sync, readers
 from app.services.analysis import match_message, scan_read_log
 from app.services.check import check_folder
@@ -103,6 +100,8 @@ def serve(
     ctx: click.Context, host: str, port: int, reload: bool, workers: int, access_log: bool
 ) -> None:
     """Run the web app, the JSON API and the MCP endpoint."""
+    from app.cli.serving import serve as run_server  # see mcp_command
+
     # The loader's start-up warnings below are logged as JSON too, like the workers' logs.
     logging.config.dictConfig(logging_config())
     if workers > 1:
@@ -185,6 +184,11 @@ def show(ctx: click.Context, reference_id: str, as_json: bool) -> None:
 @click.pass_context
 def mcp_command(ctx: click.Context) -> None:
     """Serve the MCP tools over stdio for a chatbot or agent (stdout carries the protocol)."""
+    # Imported here, as `serve` imports uvicorn: at the top they would cost every other
+    # command (a `failref scan` of a million lines too) ~1.5 s of start-up and ~30 MB.
+    from app.mcp.stdio import draining_stdio
+    from app.mcp.tools import build_mcp_server
+
     with opened_library(ctx) as library:
         catalog = library.catalog
         click.echo(

@@ -141,7 +141,7 @@ def test_serve_logs_the_start_up_load_as_json(
 ) -> None:
     """Issue 13, item 16: with --workers, the load before the workers start logged text."""
     (references_dir / "broken.md").write_text("no front matter\n")
-    monkeypatch.setattr("app.cli.commands.run_server", lambda *_args, **_kwargs: None)
+    monkeypatch.setattr("app.cli.serving.serve", lambda *_args, **_kwargs: None)
     result = runner.invoke(cli, ["serve", "--workers", "2"])
     assert result.exit_code == 0, result.output
     lines = [line for line in result.output.splitlines() if line.strip()]
