@@ -8,6 +8,7 @@ one or the new one, never a half-updated index.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from app.config import RELATED_LIMIT
@@ -21,12 +22,12 @@ from app.errors import NotFound
 @dataclass(frozen=True)
 class Catalog:
     """Every indexed reference by id (in title order), aliases, the match index, each
-    reference's API body serialised once, and the last load's problems."""
+    reference's API body (serialised at most once), and the last load's problems."""
 
     references: dict[str, Reference]
     aliases: dict[str, str]
     index: MatchIndex
-    documents: dict[str, bytes] = field(default_factory=dict)
+    documents: Mapping[str, bytes] = field(default_factory=dict)
     problems: tuple[Problem, ...] = ()
     codes: dict[Code, str] = field(default_factory=dict)
 

@@ -15,12 +15,11 @@ from app.domain.references.codes import code_owners
 from app.domain.references.document import Reference
 from app.domain.references.folder import ParsedFiles, folder_signature
 from app.domain.references.problems import Problem
-from app.services.schemas import ReferenceDetail
+from app.services.documents import Documents
 from app.store.db import Engine, database_answers, make_engine, reading, upgrade_database, writing
 from app.store.files import remove_leftover_temporaries
 from app.store.gaps import prune_gaps
 from app.store.index import ParsedRows, SyncReport, index_version, read_index, sync_folder
-from app.urls import reference_path
 
 logger = logging.getLogger(__name__)
 
@@ -138,26 +137,16 @@ def build_catalog(
 ) -> Catalog:
     """A fresh snapshot: references by id, their match index (built from the cache's last
     one) and their API bodies (the previous catalog's, for the very same references)."""
-    known = previous.references if previous else {}
-    documents = previous.documents if previous else {}
+    by_id = {reference.id: reference for reference in references}
+    earlier = previous.documents if previous else None
     return Catalog(
-        references={reference.id: reference for reference in references},
+        references=by_id,
         aliases=aliases,
         index=build_index(references, cache),
-        documents={
-            reference.id: documents[reference.id]
-            if known.get(reference.id) is reference
-            else document_json(reference)
-            for reference in references
-        },
+        documents=Documents(by_id, earlier if isinstance(earlier, Documents) else None),
         problems=problems,
         codes=code_owners(references)[0],
     )
-
-
-def document_json(reference: Reference) -> bytes:
-    """`GET /api/v1/references/{id}`'s body, serialised once per load rather than per request."""
-    return ReferenceDetail.of(reference, reference_path(reference.id)).model_dump_json().encode()
 
 
 def settle_heap(whole: bool = True) -> None:
