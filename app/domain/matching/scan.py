@@ -3,9 +3,11 @@ lines first, at most FUZZY_TEMPLATE_CAP of them), hits counted per reference."""
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from itertools import chain
+from heapq import merge
+from itertools import islice
 
 from app.config import DEFAULT_MAX_LOG_LINES, SCAN_LINE_CAP
 from app.domain.matching.candidates import (
@@ -72,7 +74,7 @@ class _HitSoFar:
     raw: float
     best: LineScore
     example_line: int
-    line_numbers: list[list[int]] = field(default_factory=list)
+    line_numbers: list[array[int]] = field(default_factory=list)  # each group's, ascending
 
 
 def scan_log(
@@ -123,7 +125,7 @@ def scan_read(
     hits: dict[int, _HitSoFar] = {}
     neighbours: dict[int, tuple[float, int]] = {}
     healthy = 0
-    unmatched: list[tuple[str, list[int]]] = []
+    unmatched: list[tuple[str, array[int]]] = []
     for group in scored:
         key = comparison_key(group.template)
         scores = score_line(index, key)
@@ -244,11 +246,10 @@ class _Found:
     def _hit(
         self, ref: int, hit: _HitSoFar, line_cap: int, evidence: tuple[dict[int, str], str] | None
     ) -> ScanHit:
-        numbers = (
-            list(hit.line_numbers[0])
-            if len(hit.line_numbers) == 1
-            else sorted(chain.from_iterable(hit.line_numbers))
-        )
+        groups = hit.line_numbers
+        # The first line_cap numbers merged, never every number: a hit can cover most of a
+        # million-line log.
+        shown = list(islice(merge(*groups), max(0, line_cap)))
         reference = self.index.references[ref]
         example = self.lines[hit.example_line - 1]
         scored = Scored(hit.raw, hit.best, None, line_level(example), hit.example_line)
@@ -271,10 +272,10 @@ class _Found:
             kind=reference.kind,
             score=score,
             confident=is_confident(score, message, verdict, gates),
-            count=len(numbers),
-            first_line=numbers[0],
-            last_line=numbers[-1],
-            line_numbers=numbers[: max(0, line_cap)],
+            count=sum(len(numbers) for numbers in groups),
+            first_line=min(numbers[0] for numbers in groups),
+            last_line=max(numbers[-1] for numbers in groups),
+            line_numbers=shown,
             example=example[:MAX_LINE_CHARS],
             matched_message=message.text if message else "",
             reasons=[*reasons, *gates],
