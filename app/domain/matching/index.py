@@ -26,6 +26,7 @@ from app.domain.matching.index_tables import ReferencePieces, Tables
 from app.domain.matching.index_views import (
     Computed,
     InverseFrequency,
+    LineChars,
     LineMasses,
     LinePostings,
     LineWeights,
@@ -54,6 +55,7 @@ class MatchIndex:
     entry_levels: tuple[Level | None, ...]
     entry_weights: Sequence[Mapping[str, float]]
     entry_masses: Sequence[float]
+    entry_chars: LineChars
     postings: Mapping[str, frozenset[int]]
     idf: Mapping[str, float]
     keywords: tuple[frozenset[str], ...]
@@ -258,6 +260,7 @@ def _assembled(
         entry_levels=entries.levels,
         entry_weights=LineWeights(entries.token_sets, idf),
         entry_masses=LineMasses(entries.token_sets, idf),
+        entry_chars=LineChars(entries.keys, entries.token_sets),
         postings=LinePostings(tables.token_holders, pieces, positions, starts),
         idf=idf,
         keywords=entries.keywords,

@@ -13,7 +13,7 @@ import math
 from abc import abstractmethod
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from types import MappingProxyType
-from typing import TypeVar, overload
+from typing import TypeVar, cast, overload
 
 from app.domain.matching.index_tables import ReferencePieces
 
@@ -89,17 +89,15 @@ class InverseFrequency(_Keyed[float]):
         return self[token] if token in self._counts else default
 
 
-class _PerLine(Sequence[T]):
-    """A value per message line, worked out from its tokens on first reading."""
+class _PerEntry(Sequence[T]):
+    """A value per message line, worked out on first reading and remembered."""
 
-    def __init__(self, token_sets: tuple[frozenset[str], ...], idf: Mapping[str, float]) -> None:
-        self.token_sets = token_sets
-        self._idf = idf
-        self._memo: list[T | None] = [None] * len(token_sets)
+    def __init__(self, size: int) -> None:
+        self._memo: list[T | None] = [None] * size
 
     @abstractmethod
-    def _work_out(self, tokens: frozenset[str]) -> T:
-        """The value of a line holding these tokens."""
+    def _work_out(self, entry: int) -> T:
+        """The value of line `entry`."""
 
     @overload
     def __getitem__(self, entry: int) -> T: ...
@@ -110,11 +108,22 @@ class _PerLine(Sequence[T]):
             return [self[number] for number in range(len(self))[entry]]
         found = self._memo[entry]
         if found is None:
-            found = self._memo[entry] = self._work_out(self.token_sets[entry])
+            found = self._memo[entry] = self._work_out(entry)
         return found
 
     def __len__(self) -> int:
-        return len(self.token_sets)
+        return len(self._memo)
+
+    def of(self, entries: Sequence[int]) -> list[T]:
+        """The values of these lines, in their order: read at C speed once known (a query
+        reads thousands, and a `__getitem__` each costs more than the bound it feeds)."""
+        found = list(map(self._memo.__getitem__, entries))
+        if None in found:
+            return [
+                self[entry] if got is None else got
+                for entry, got in zip(entries, found, strict=True)
+            ]
+        return cast(list[T], found)  # no None left
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Sequence) and list(self) == list(other)
@@ -122,18 +131,51 @@ class _PerLine(Sequence[T]):
     __hash__ = None  # type: ignore[assignment]
 
 
+class _PerLine(_PerEntry[T]):
+    """A value per message line, worked out from its tokens on first reading."""
+
+    def __init__(self, token_sets: tuple[frozenset[str], ...], idf: Mapping[str, float]) -> None:
+        super().__init__(len(token_sets))
+        self.token_sets = token_sets
+        self._idf = idf
+
+    def _work_out(self, entry: int) -> T:
+        return self._of(self.token_sets[entry])
+
+    @abstractmethod
+    def _of(self, tokens: frozenset[str]) -> T:
+        """The value of a line holding these tokens."""
+
+
 class LineWeights(_PerLine[Mapping[str, float]]):
     """Each message line's informative tokens with their IDF."""
 
-    def _work_out(self, tokens: frozenset[str]) -> Mapping[str, float]:
+    def _of(self, tokens: frozenset[str]) -> Mapping[str, float]:
         return MappingProxyType({token: self._idf[token] for token in tokens})
 
 
 class LineMasses(_PerLine[float]):
     """Each message line's IDF mass: the sum of its tokens' IDF."""
 
-    def _work_out(self, tokens: frozenset[str]) -> float:
+    def _of(self, tokens: frozenset[str]) -> float:
         return sum(self._idf[token] for token in tokens)
+
+
+class LineChars(_PerEntry[tuple[int, int]]):
+    """Each message line's distinct tokens as `token_set_ratio` measures them: their
+    characters and one separator each, of all of them and of those not informative
+    (`bounded.ratio_bound`)."""
+
+    def __init__(self, keys: tuple[str, ...], token_sets: tuple[frozenset[str], ...]) -> None:
+        super().__init__(len(keys))
+        self._keys = keys
+        self.token_sets = token_sets  # each line's informative tokens, for what it shares
+
+    def _work_out(self, entry: int) -> tuple[int, int]:
+        distinct = set(self._keys[entry].split())
+        held = self.token_sets[entry]  # the informative ones, all among them
+        total = sum(map(len, distinct)) + len(distinct)
+        return total, total - sum(map(len, held)) - len(held)
 
 
 class LinePostings(_Keyed[frozenset[int]]):
@@ -170,6 +212,13 @@ class Owners(_Keyed[frozenset[int]]):
 
     def _work_out(self, key: str) -> frozenset[int]:
         return frozenset(self._positions[holder] for holder in self._holders[key])
+
+
+def lines_of(values: Sequence[T], entries: Sequence[int]) -> list[T]:
+    """`[values[entry] for entry in entries]`, at C speed for a view worked out per line."""
+    if isinstance(values, _PerEntry):
+        return values.of(entries)
+    return [values[entry] for entry in entries]
 
 
 class Computed(Mapping[K, V]):

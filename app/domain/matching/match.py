@@ -8,6 +8,8 @@ score into what the answer says (confidence, kind, verdict, candidates, reasons)
 
 from __future__ import annotations
 
+import heapq
+
 from app.config import DEFAULT_MATCH_LIMIT
 from app.domain.matching.bounded import PasteBar, search_line
 from app.domain.matching.context import QueryContext, RunContext, infer_context
@@ -16,6 +18,7 @@ from app.domain.matching.index import MatchIndex, comparison_key
 from app.domain.matching.judge import Judge, healthy_line
 from app.domain.matching.lines import count_lines, query_lines
 from app.domain.matching.rank import (
+    CEILING_SLACK,
     MAX_MATCH_CHARS,
     MAX_MATCH_LINES,
     MIN_REPORT_SCORE,
@@ -87,7 +90,12 @@ def match_text(
             if ref >= 0 and (ref not in best or scored.raw > best[ref].raw):
                 best[ref] = Scored(scored.raw, scored.line, span, level, number)
     others = keyword_candidates(index, scorer.stems) | scorer.code_paths.keys()
+    kept = heapq.nlargest(limit, (scored.raw for scored in best.values()))
+    lowest = kept[-1] if len(kept) == limit else MIN_REPORT_SCORE
+    ceiling = scorer.lift * CEILING_SLACK
     for ref in others - best.keys():
+        if scorer.gap(ref) * ceiling < lowest:
+            continue  # cannot be among the best `limit`: its context verdict costs ~30 us
         raw_score = scorer.raw(ref, 0.0)
         if raw_score >= MIN_REPORT_SCORE:
             best[ref] = Scored(raw_score, None)

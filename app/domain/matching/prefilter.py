@@ -13,6 +13,7 @@ Reads from the index: `postings`, `idf`, `unknown_idf` and `entry_masses`.
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections.abc import Callable, Sequence
 
@@ -63,26 +64,41 @@ def by_coverage(index: MatchIndex, shared: dict[int, float], mass: float) -> lis
 def walk(
     entries: Sequence[int],
     bounds: Sequence[float],
+    tighter: Callable[[list[int], float], list[float]],
     compare: Callable[[list[int]], None],
     needed: Callable[[], float],
     first: int,
     most: int,
 ) -> float:
-    """Compare lines highest bound first, `first` of them and then twice as many each time,
-    until no line left has a bound that reaches `needed()` (asked after each batch: what
-    was found raises or lowers it), or `most` have been. Returns a bar every line whose
+    """Compare lines highest bound first, looking at `first` of them and then twice as many
+    each time, until no line left has a bound that reaches `needed()` (asked after each
+    batch: what was found raises or lowers it), or `most` have been looked at. A line
+    looked at gets a tighter bound (`tighter`, given the need: each at most its bound, and
+    dearer, so worked out only for these) and is compared once that reaches the need too;
+    one passed over is compared when the need falls to it. Returns a bar every line whose
     bound reaches was compared: the last need, or the highest bound left out past `most`.
     """
     order = sorted(range(len(entries)), key=bounds.__getitem__, reverse=True)
+    end = min(most, len(order))
+    passed: list[tuple[float, int]] = []  # looked at, not compared: (-tighter bound, entry)
     position, size = 0, first
     while True:
         need = needed()
-        end = min(position + size, most, len(order))
+        batch: list[int] = []
+        while passed and -passed[0][0] >= need:
+            batch.append(heapq.heappop(passed)[1])
         stop = position
-        while stop < end and bounds[order[stop]] >= need:
+        while stop < min(position + size, end) and bounds[order[stop]] >= need:
             stop += 1
-        if stop == position:
+        looked = [entries[n] for n in order[position:stop]]
+        for entry, bound in zip(looked, tighter(looked, need) if looked else (), strict=True):
+            if bound >= need:
+                batch.append(entry)
+            else:
+                heapq.heappush(passed, (-bound, entry))
+        if stop == position and not batch:  # every line passed over is under the need
             left = bounds[order[position]] if position < len(order) else -math.inf
             return need if left < need else max(need, math.nextafter(left, math.inf))
-        compare([entries[n] for n in order[position:stop]])
+        if batch:
+            compare(batch)
         position, size = stop, size * 2

@@ -10,6 +10,7 @@ import random
 
 import pytest
 from paths import LABELLED, REFERENCES
+from rapidfuzz import fuzz
 
 from app.domain.matching import bounded, rank
 from app.domain.matching.context import QueryContext, RunContext
@@ -102,19 +103,65 @@ def test_ceilings_are_over_every_score(index: MatchIndex, context: RunContext | 
                 assert scorer.raw(ref, similarity) <= scorer.ceiling(similarity)
 
 
+def _ratio_bound(index: MatchIndex, key: str, entry: int) -> float:
+    """`ratio_bound` for a key and a line, measured as `_Tighter` measures them."""
+    distinct = set(key.split())
+    query = frozenset(informative(distinct))
+    whole = sum(len(token) + 1 for token in distinct)
+    other = whole - sum(len(token) + 1 for token in query)
+    held = index.entry_chars.token_sets[entry]
+    shared = sum(len(token) + 1 for token in query & held)
+    return bounded.ratio_bound(whole, other, *index.entry_chars[entry], shared)
+
+
+def test_the_ratio_bound_is_over_every_token_set_ratio(index: MatchIndex) -> None:
+    under = pairs = 0
+    for key in KEYS:
+        query = tuple(set(informative(key.split())))
+        for entry in shared_masses(index, query):
+            ratio = fuzz.token_set_ratio(key, index.entry_keys[entry], processor=None) / 100
+            bound = _ratio_bound(index, key, entry)
+            assert ratio <= bound * rank.CEILING_SLACK, (key, index.entry_keys[entry])
+            under += bound < 0.9
+            pairs += 1
+    assert under > pairs / 4  # it has teeth: most lines share little with most lines
+
+
+def test_the_ratio_bound_holds_for_repeated_and_uninformative_tokens() -> None:
+    rng = random.Random(7)
+    words = ["nccl", "timeout", "rank", "<n>", "<hex>", "the", "of", "a", "x", "cuda", "oom"]
+    for _ in range(3_000):
+        one = " ".join(rng.choices(words, k=rng.randint(1, 12)))
+        two = " ".join(rng.choices(words, k=rng.randint(1, 12)))
+        a, b = set(one.split()), set(two.split())
+        a_held, b_held = frozenset(informative(a)), frozenset(informative(b))
+        if not a_held & b_held:
+            continue  # never compared: no informative token in common
+        whole, line_whole = (sum(len(t) + 1 for t in side) for side in (a, b))
+        other = whole - sum(len(t) + 1 for t in a_held)
+        line_other = line_whole - sum(len(t) + 1 for t in b_held)
+        shared = sum(len(t) + 1 for t in a_held & b_held)
+        bound = bounded.ratio_bound(whole, other, line_whole, line_other, shared)
+        assert fuzz.token_set_ratio(one, two) / 100 <= bound * rank.CEILING_SLACK, (one, two)
+
+
 @pytest.mark.parametrize("code_paths", [{}, {0: "torch/distributed", 5: "vllm/worker"}])
-def test_each_lines_bound_is_over_its_score(index: MatchIndex, code_paths: dict[int, str]) -> None:
+def test_each_lines_bounds_are_over_its_score(
+    index: MatchIndex, code_paths: dict[int, str]
+) -> None:
     for key in KEYS:
         stems = keyword_stems(informative(key.split()))
         scorer = rank.Scorer(index, stems, QueryContext.of(CONTEXTS[1], {}), code_paths)
         query = tuple(set(informative(key.split())))
         shared, mass = shared_masses(index, query), query_mass(index, query)
         entries = list(shared)
-        found = bounded._bounds(index, scorer, shared, mass)
-        bounds = dict(zip(entries, found, strict=True))
+        tighter = bounded._Tighter(index, scorer, key, query, shared, mass)
+        bounds = dict(zip(entries, tighter(entries, 2.0), strict=True))  # none over 2
+        loose = dict(zip(entries, bounded._bounds(index, scorer, shared, mass), strict=True))
         for line in rank.score_line(index, key, exhaustive=True):
             assert line.similarity <= bounds[line.entry]
             assert scorer.raw(line.ref, line.similarity) <= bounds[line.entry]
+            assert bounds[line.entry] <= loose[line.entry]
 
 
 @pytest.mark.usefixtures("small_batches")

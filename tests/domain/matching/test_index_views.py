@@ -8,11 +8,13 @@ from app.domain.matching.index_tables import ReferencePieces
 from app.domain.matching.index_views import (
     Computed,
     InverseFrequency,
+    LineChars,
     LineMasses,
     LinePostings,
     LineWeights,
     Owners,
     Sizes,
+    lines_of,
 )
 
 
@@ -34,6 +36,22 @@ def test_line_weights_and_masses_read_the_idf_of_their_tokens() -> None:
     assert list(masses) == [math.log(3) + math.log(2), math.log(2)]
     assert [dict(w) for w in weights[1:]] == [{"error": math.log(2)}]
     assert masses == [math.log(3) + math.log(2), math.log(2)]
+
+
+def test_line_chars_measure_each_distinct_token_and_a_separator() -> None:
+    keys = ("nccl <n> timeout <n> of rank <n>", "cuda error")
+    chars = LineChars(keys, (frozenset({"nccl", "timeout", "rank"}), frozenset({"cuda", "error"})))
+    # nccl timeout rank: 5 + 8 + 5 informative; <n> once and `of`: 4 + 3 not
+    assert chars[0] == (25, 7)
+    assert chars.of([1, 0]) == [(11, 0), (25, 7)]
+    assert chars.of([1, 0]) == [chars[1], chars[0]]  # read from what is remembered
+
+
+def test_lines_of_reads_a_view_or_any_sequence() -> None:
+    idf = InverseFrequency({"nccl": 1, "error": 2}, total=2)
+    masses = LineMasses((frozenset({"nccl"}), frozenset({"error"})), idf)
+    assert lines_of(masses, [1, 0, 1]) == [math.log(2), math.log(3), math.log(2)]
+    assert lines_of((5, 6, 7), [2, 0]) == [7, 5]
 
 
 def line(*keys: str) -> ReferencePieces:

@@ -79,12 +79,26 @@ def test_the_best_reference_of_every_labelled_line_is_the_exhaustive_one(
         assert fast[:1] == every[:1], key
 
 
-def _walked(bounds: list[float], needs: list[float], most: int = 100) -> tuple[list[int], float]:
-    """The lines `walk` compares (in order) against a need that takes `needs` in turn."""
+def _walked(
+    bounds: list[float],
+    needs: list[float],
+    most: int = 100,
+    tighter: dict[int, float] | None = None,
+) -> tuple[list[int], float]:
+    """The lines `walk` compares (in order) against a need that takes `needs` in turn;
+    `tighter` gives some lines (by entry) a tighter bound than `bounds`."""
     compared: list[int] = []
     asked = iter([*needs, *[needs[-1]] * 100])
     entries = [10 * n for n in range(len(bounds))]
-    bar = walk(entries, bounds, compared.extend, lambda: next(asked), 2, most)
+    tight = {
+        entry: (tighter or {}).get(entry, bound)
+        for entry, bound in zip(entries, bounds, strict=True)
+    }
+
+    def tightened(looked: list[int], need: float) -> list[float]:
+        return [tight[entry] for entry in looked]
+
+    bar = walk(entries, bounds, tightened, compared.extend, lambda: next(asked), 2, most)
     return compared, bar
 
 
@@ -107,3 +121,17 @@ def test_the_walk_stops_at_most_and_says_where() -> None:
     compared, bar = _walked([0.5, 0.9, 0.1, 0.7, 0.3, 0.8], [0.0], most=3)
     assert compared == [10, 50, 30]
     assert 0.5 < bar < 0.5000001  # every line left out is under it, the best of them 0.5
+
+
+def test_a_line_under_the_need_by_its_tighter_bound_is_not_compared() -> None:
+    bounds = [0.5, 0.9, 0.1, 0.7, 0.3, 0.8]
+    compared, bar = _walked(bounds, [0.6], tighter={10: 0.2})
+    assert compared == [50, 30]  # 0.9 is 0.2 when looked at closer
+    assert bar == 0.6
+
+
+def test_a_line_passed_over_is_compared_when_the_need_falls_to_it() -> None:
+    bounds = [0.5, 0.9, 0.1, 0.7, 0.3, 0.8]
+    compared, bar = _walked(bounds, [0.6, 0.6, 0.15], tighter={10: 0.2})
+    assert compared == [50, 30, 10, 0, 40]  # 0.9, passed over at 0.2, comes in at 0.15
+    assert bar == 0.15
