@@ -111,16 +111,12 @@ def pieces_of(references: Sequence[Reference]) -> list[ReferencePieces]:
     ]
     raw = list(dict.fromkeys(line for messages in texts for lines in messages for line in lines))
     read = dict(zip(raw, _lines(raw), strict=True))
-    words = [_reference_words(reference) for reference in references]
-    # `keyword_stems` of each reference's words, each distinct word stemmed once.
-    stems = {word: token_stems(word) for word in set(chain.from_iterable(words))}.__getitem__
+    stems = _Stems()
     return [
         _pieces(
-            reference,
-            [[read[line] for line in lines] for lines in messages],
-            frozenset(chain.from_iterable(map(stems, held))),
+            reference, [[read[line] for line in lines] for lines in messages], stems.of(reference)
         )
-        for reference, messages, held in zip(references, texts, words, strict=True)
+        for reference, messages in zip(references, texts, strict=True)
     ]
 
 
@@ -191,8 +187,20 @@ def _code_path_key(path: str) -> str:
     return path if path.endswith("/") or "." in last else path + "/"
 
 
-def _reference_words(reference: Reference) -> list[str]:
-    """The tokens of a reference's title, summary, tags and frameworks (one pass over them
-    joined by newlines, which no token holds)."""
-    texts = (reference.title, reference.summary, *reference.tags, *reference.frameworks)
-    return tokens("\n".join(texts))
+class _Stems(dict[tuple[str, ...], tuple[str, ...]]):
+    """The keyword stems of some texts, in the order their tokens first give them, worked
+    out once per distinct tuple of texts: copies of a reference share its summary, tags
+    and frameworks, and a lookup is all a repeated one costs."""
+
+    def __missing__(self, texts: tuple[str, ...]) -> tuple[str, ...]:
+        # Joined by newlines, which no token holds: one cut for them all.
+        held = tokens("\n".join(texts))
+        found = self[texts] = tuple(dict.fromkeys(chain.from_iterable(map(token_stems, held))))
+        return found
+
+    def of(self, reference: Reference) -> frozenset[str]:
+        """The stems of a reference's title, summary, tags and frameworks. Chained, its
+        title's and the rest's reach the set in the order the tokens of all of them would
+        (a stem already held adds nothing), so the set comes out the same, order too."""
+        rest = (reference.summary, *reference.tags, *reference.frameworks)
+        return frozenset(chain(self[(reference.title,)], self[rest]))
