@@ -218,15 +218,19 @@ def _in_view(
 def _holding(
     lines: list[str], text: str, needles: tuple[str, ...], foreign: list[int]
 ) -> list[int]:
-    """`lines_holding(text, needles, foreign)`, `text` being `lines` joined: where the
-    needles are in many lines, one `in` per line at C speed beats walking from hit to hit."""
-    if all(text.find(needle) == -1 for needle in needles):  # `find` stops at a first hit
-        return list(foreign)
-    if sum(map(text.count, needles)) * WALK_SHARE < len(lines):
-        return lines_holding(text, needles, foreign)
-    hits = [list(compress(count(), map(contains, lines, repeat(needle)))) for needle in needles]
+    """`lines_holding(text, needles, foreign)`, `text` being `lines` joined. Each needle
+    apart: one in many lines is looked for with one `in` per line at C speed, which beats
+    walking from hit to hit; a rare one is walked to (a host's dozen suffixes, each in a few
+    lines, cost a dozen `in` per line taken together)."""
+    present = [needle for needle in needles if text.find(needle) != -1]  # `find` stops early
+    hits = [
+        _line_positions(text, _first_per_line(text, needle))
+        if text.count(needle) * WALK_SHARE < len(lines)
+        else compress(count(), map(contains, lines, repeat(needle)))
+        for needle in present
+    ]
     if len(hits) == 1 and not foreign:
-        return hits[0]  # in order already
+        return list(hits[0])  # in order already
     return sorted(set(foreign).union(*hits))
 
 
