@@ -195,7 +195,23 @@ def _normalize_block(lines: Sequence[str]) -> list[str]:
             picked = _in_view(work, picked, mask.view, mask.view_needles, foreign)
         _substitute(work, picked, mask)
     _strip_prefixes(work, foreign)
-    return [" ".join(line.split()) for line in work]
+    return spaces_tidied(work)
+
+
+# The ASCII characters `str.split()` cuts at, besides the space and the newline.
+_OTHER_ASCII_SPACES = "\t\r\x0b\x0c\x1c\x1d\x1e\x1f"
+
+
+def spaces_tidied(lines: list[str]) -> list[str]:
+    """`[" ".join(line.split()) for line in lines]`: over the lines joined, at C speed,
+    when the space is the only white space in them (ASCII, no tab): runs of spaces
+    halved until single, then those at a line's ends dropped."""
+    text = "\n".join(lines)
+    if not lines or not text.isascii() or any(map(text.__contains__, _OTHER_ASCII_SPACES)):
+        return [" ".join(line.split()) for line in lines]
+    while "  " in text:
+        text = text.replace("  ", " ")
+    return text.replace("\n ", "\n").replace(" \n", "\n").strip(" ").split("\n")
 
 
 def _in_view(
