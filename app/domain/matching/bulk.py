@@ -121,6 +121,20 @@ class MaskPass:
     needles: tuple[str, ...]
     view_needles: tuple[str, ...] = ()
     view: dict[int, int] | None = None
+    runs: re.Pattern[str] | None = None  # see `runs_holding`
+
+
+def runs_holding(needles: tuple[str, ...]) -> re.Pattern[str]:
+    """The runs of non-white-space characters holding one of some one-character needles.
+    A mask none of whose matches holds white space, and each holds a needle, can run on
+    these runs alone, one at a time: a run starts after white space (which no lookbehind or
+    `\\b` of the mask tells from the start of a text) and every match lies inside one. Used
+    for paths, whose lookbehinds and alternatives cost ~150 ns a character: most of a line
+    holding a `/` is words without one."""
+    if any(len(needle) != 1 for needle in needles):
+        raise ValueError(f"runs are found by one-character needles, not {needles!r}")
+    held = re.escape("".join(needles))
+    return re.compile(rf"(?<!\S)[^\s{held}]*+[{held}]\S*")
 
 
 # The masks, in MASKS order.
@@ -129,7 +143,7 @@ MASK_PASSES = (
     MaskPass(_compiled(rules.URL_RE), "<url>", ("://",)),
     MaskPass(_compiled(rules.UUID_RE), "<uuid>", ("-",), ("hhhhhhhh-hhhh-hhhh-hhhh-",), HEX_DIGITS),
     MaskPass(_compiled(rules.IP_RE), "<ip>", ANY_DIGIT, ("0.0",), ZERO_DIGITS),
-    MaskPass(_compiled(rules.PATH_RE), "<path>", ("/", "\\")),
+    MaskPass(_compiled(rules.PATH_RE), "<path>", ("/", "\\"), runs=runs_holding(("/", "\\"))),
     MaskPass(
         _compiled(rules.HOST_RE),
         "<host>",
@@ -179,9 +193,25 @@ def _normalize_block(lines: Sequence[str]) -> list[str]:
             picked = _holding(work, "\n".join(work), mask.needles, foreign)
         if mask.view_needles and picked:
             picked = _in_view(work, picked, mask.view, mask.view_needles, foreign)
-        _substitute(work, picked, mask.pattern, mask.replacement)
+        _substitute(work, picked, mask)
     _strip_prefixes(work, foreign)
-    return [" ".join(line.split()) for line in work]
+    return spaces_tidied(work)
+
+
+# The ASCII characters `str.split()` cuts at, besides the space and the newline.
+_OTHER_ASCII_SPACES = "\t\r\x0b\x0c\x1c\x1d\x1e\x1f"
+
+
+def spaces_tidied(lines: list[str]) -> list[str]:
+    """`[" ".join(line.split()) for line in lines]`: over the lines joined, at C speed,
+    when the space is the only white space in them (ASCII, no tab): runs of spaces
+    halved until single, then those at a line's ends dropped."""
+    text = "\n".join(lines)
+    if not lines or not text.isascii() or any(map(text.__contains__, _OTHER_ASCII_SPACES)):
+        return [" ".join(line.split()) for line in lines]
+    while "  " in text:
+        text = text.replace("  ", " ")
+    return text.replace("\n ", "\n").replace(" \n", "\n").strip(" ").split("\n")
 
 
 def _in_view(
@@ -204,15 +234,19 @@ def _in_view(
 def _holding(
     lines: list[str], text: str, needles: tuple[str, ...], foreign: list[int]
 ) -> list[int]:
-    """`lines_holding(text, needles, foreign)`, `text` being `lines` joined: where the
-    needles are in many lines, one `in` per line at C speed beats walking from hit to hit."""
-    if all(text.find(needle) == -1 for needle in needles):  # `find` stops at a first hit
-        return list(foreign)
-    if sum(map(text.count, needles)) * WALK_SHARE < len(lines):
-        return lines_holding(text, needles, foreign)
-    hits = [list(compress(count(), map(contains, lines, repeat(needle)))) for needle in needles]
+    """`lines_holding(text, needles, foreign)`, `text` being `lines` joined. Each needle
+    apart: one in many lines is looked for with one `in` per line at C speed, which beats
+    walking from hit to hit; a rare one is walked to (a host's dozen suffixes, each in a few
+    lines, cost a dozen `in` per line taken together)."""
+    present = [needle for needle in needles if text.find(needle) != -1]  # `find` stops early
+    hits = [
+        _line_positions(text, _first_per_line(text, needle))
+        if text.count(needle) * WALK_SHARE < len(lines)
+        else compress(count(), map(contains, lines, repeat(needle)))
+        for needle in present
+    ]
     if len(hits) == 1 and not foreign:
-        return hits[0]  # in order already
+        return list(hits[0])  # in order already
     return sorted(set(foreign).union(*hits))
 
 
@@ -276,14 +310,16 @@ def _strip_prefixes(lines: list[str], foreign: list[int]) -> None:
             lines[n] = line[found.end() :]
 
 
-def _substitute(
-    lines: list[str], picked: Sequence[int], pattern: re.Pattern[str], replacement: Replacement
-) -> None:
-    """Apply `pattern` to the picked lines in one pass over them joined."""
+def _substitute(lines: list[str], picked: Sequence[int], mask: MaskPass) -> None:
+    """Apply the mask to the picked lines in one pass over them joined (or over its runs)."""
     if not picked:
         return
     joined = "\n".join([lines[n] for n in picked])
-    changed = pattern.sub(replacement, joined)
+    if mask.runs is None:
+        changed = mask.pattern.sub(mask.replacement, joined)
+    else:
+        sub, replacement = mask.pattern.sub, mask.replacement
+        changed = mask.runs.sub(lambda run: sub(replacement, run.group()), joined)
     if changed is joined:  # nothing matched: `sub` hands the same text back
         return
     for n, line in zip(picked, changed.split("\n"), strict=True):

@@ -18,6 +18,8 @@ from app.domain.matching.bulk import (
     MaskPass,
     fewest,
     normalize_lines,
+    runs_holding,
+    spaces_tidied,
     within_lines,
 )
 from app.domain.matching.labelled import read_labelled
@@ -149,3 +151,36 @@ def test_no_generated_match_of_a_mask_lacks_its_needles(text: str) -> None:
 
 def test_a_needle_holding_another_is_left_out() -> None:
     assert fewest([".co", ".com", ".cloud", ".co"]) == (".co", ".cloud")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.lists(
+            st.sampled_from(["a", "bc", " ", "  ", "\t", "\x85", "\x1f", "\u2028"]), max_size=12
+        ).map("".join),
+        max_size=8,
+    )
+)
+def test_spaces_are_tidied_as_each_lines_split_does(lines: list[str]) -> None:
+    assert spaces_tidied(lines) == [" ".join(line.split()) for line in lines]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(TRICKY, max_size=40).map("".join))
+def test_no_match_of_a_mask_run_by_runs_reaches_past_one(text: str) -> None:
+    """What lets a mask run on `runs_holding` alone: no match holds white space, and the
+    mask over the runs one at a time changes the text as over all of it."""
+    for mask in MASK_PASSES:
+        if mask.runs is None:
+            continue
+        assert not any(re.search(r"\s", found.group()) for found in mask.pattern.finditer(text))
+        masked = mask.pattern.sub
+        by_runs = mask.runs.sub(lambda run, masked=masked: masked("<m>", run.group()), text)
+        assert by_runs == mask.pattern.sub("<m>", text)
+
+
+def test_runs_are_found_by_one_character_needles() -> None:
+    assert runs_holding(("/",)).findall("a/b c d/ e\n/f") == ["a/b", "d/", "/f"]
+    with pytest.raises(ValueError, match="one-character"):
+        runs_holding(("://",))

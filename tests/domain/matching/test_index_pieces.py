@@ -3,6 +3,8 @@ line gives alone, and the pieces are the same whichever references are worked ou
 
 from __future__ import annotations
 
+from itertools import chain
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -11,7 +13,7 @@ from paths import DATA, REFERENCES
 from app.domain.matching.bulk import normalize_lines
 from app.domain.matching.index_pieces import comparison_key, pieces_of, template_keys
 from app.domain.matching.labelled import read_labelled
-from app.domain.matching.tokens import keyword_stems, tokens
+from app.domain.matching.tokens import keyword_stems, token_stems, tokens
 from app.domain.references.document import Reference
 from app.domain.references.folder import read_folder
 
@@ -70,3 +72,18 @@ def test_keywords_are_the_stems_of_each_texts_own_tokens(references: list[Refere
         texts = (reference.title, reference.summary, *reference.tags, *reference.frameworks)
         words = [token for text in texts for token in tokens(text)]
         assert pieces.keywords == keyword_stems(words), reference.id
+
+
+def test_keywords_come_out_as_one_pass_over_all_the_texts_gives_them(
+    references: list[Reference],
+) -> None:
+    """Stems worked out per title and per (summary, tags, frameworks), shared between
+    references, make the very set one pass over all the texts' tokens makes, in its order
+    (copies of a reference with another title share the rest)."""
+    copies = [r.model_copy(update={"id": f"{r.id}-copy", "title": r.summary}) for r in references]
+    for reference, pieces in zip(
+        [*references, *copies], pieces_of([*references, *copies]), strict=True
+    ):
+        texts = (reference.title, reference.summary, *reference.tags, *reference.frameworks)
+        one_pass = frozenset(chain.from_iterable(map(token_stems, tokens("\n".join(texts)))))
+        assert list(pieces.keywords) == list(one_pass), reference.id
