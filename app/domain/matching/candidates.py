@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 
 from app.domain.matching.context import context_gates
 from app.domain.matching.index import MatchIndex
-from app.domain.matching.next_steps import check_hint
+from app.domain.matching.next_steps import CardChecks
 from app.domain.matching.results import CandidateMatch, CheckHint
-from app.domain.references.document import Candidate, Reference
+from app.domain.references.document import Candidate
 from app.domain.references.values import (
     Value,
     ValueType,
@@ -76,9 +76,11 @@ class PasteEvidence:
 
 
 def rank_candidates(
-    index: MatchIndex, symptom: Reference, evidence: PasteEvidence
+    index: MatchIndex, ref: int, evidence: PasteEvidence
 ) -> tuple[list[CandidateMatch], list[CheckHint]]:
-    """The symptom's candidates ranked for this paste, and the checks for the top two."""
+    """The candidates of symptom `ref` (by index number) ranked for this paste, and the
+    checks for the top two."""
+    symptom = index.references[ref]
     lowered = evidence.lowered()
     kinds = {name: kind for m in symptom.messages for name, kind in slot_kinds(m.slots).items()}
     scored = []
@@ -102,7 +104,7 @@ def rank_candidates(
         for score, _, number, candidate, reasons in scored
     ]
     top = [number + 1 for _, _, number, _, _ in scored[:2]]
-    return ranked, separating_checks(symptom, top)
+    return ranked, separating_checks(index.checks[ref], top)
 
 
 def _evidence(
@@ -164,13 +166,13 @@ def _no_evidence(number: int) -> str:
     return f"nothing in the paste points to it or away from it; listed as {place}"
 
 
-def separating_checks(symptom: Reference, top: Sequence[int]) -> list[CheckHint]:
+def separating_checks(card: CardChecks, top: Sequence[int]) -> list[CheckHint]:
     """Checks naming the top candidates (by number), those that split them first."""
     if not top:
         return []
     wanted = set(top)
     ranked = []
-    for position, check in enumerate(symptom.checks):
+    for position, check in enumerate(card.reference.checks):
         named = set(check.confirms) | set(check.rules_out)
         overlap = len(named & wanted)
         if not overlap:
@@ -179,4 +181,4 @@ def separating_checks(symptom: Reference, top: Sequence[int]) -> list[CheckHint]
         splits = any(a != b for a in confirmed for b in ruled_out)
         ranked.append((-(2 * overlap + splits), position, check))
     ranked.sort(key=lambda item: (item[0], item[1]))
-    return [check_hint(symptom, position + 1) for _, position, _ in ranked[:MAX_CHECK_HINTS]]
+    return [card.hints[position] for _, position, _ in ranked[:MAX_CHECK_HINTS]]

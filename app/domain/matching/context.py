@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.domain.matching.either_case import EitherCase, lowered_ascii
 from app.domain.matching.tokens import STOPWORDS, words
 from app.domain.references.document import Reference
 
@@ -33,45 +34,49 @@ DISAGREE_STEP = 0.05
 MAX_LIFT = 0.10
 MAX_DROP = 0.15
 
-# Most specific first: a DeepSpeed log also mentions torch and NCCL.
-FRAMEWORK_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (name, re.compile(pattern, re.IGNORECASE))
-    for name, pattern in (
-        ("vllm", r"\bvllm\b"),
-        ("sglang", r"\bsglang\b"),
-        ("tensorrt-llm", r"\btensorrt[-_]?llm\b|\btrtllm\b"),
-        ("text-generation-inference", r"\btext[-_]generation[-_]inference\b"),
-        ("deepspeed", r"\bdeepspeed\b"),
-        ("megatron", r"\bmegatron\b"),
-        ("accelerate", r"\baccelerate\b"),
-        ("jax", r"\bjax(?:lib)?\b|\bxla\b"),
-        ("transformers", r"\btransformers\b"),
-        ("nccl", r"\bnccl\b|(?-i:NCCL)"),  # also WorkNCCL, ProcessGroupNCCL
-        ("pytorch", r"\btorch\b|\bpytorch\b"),
-        ("cuda", r"\bcuda\b"),
+# Most specific first: a DeepSpeed log also mentions torch and NCCL. Each pattern comes
+# with the pieces one of which every match of it holds (`EitherCase.needles`).
+FRAMEWORK_PATTERNS: tuple[tuple[str, EitherCase], ...] = tuple(
+    (name, EitherCase.of(pattern, needles))
+    for name, needles, pattern in (
+        ("vllm", ("vllm",), r"\bvllm\b"),
+        ("sglang", ("sglang",), r"\bsglang\b"),
+        ("tensorrt-llm", ("tensorrt", "trtllm"), r"\btensorrt[-_]?llm\b|\btrtllm\b"),
+        (
+            "text-generation-inference",
+            ("generation",),
+            r"\btext[-_]generation[-_]inference\b",
+        ),
+        ("deepspeed", ("deepspeed",), r"\bdeepspeed\b"),
+        ("megatron", ("megatron",), r"\bmegatron\b"),
+        ("accelerate", ("accelerate",), r"\baccelerate\b"),
+        ("jax", ("jax", "xla"), r"\bjax(?:lib)?\b|\bxla\b"),
+        ("transformers", ("transformers",), r"\btransformers\b"),
+        ("nccl", ("nccl",), r"\bnccl\b|(?-i:NCCL)"),  # also WorkNCCL, ProcessGroupNCCL
+        ("pytorch", ("torch",), r"\btorch\b|\bpytorch\b"),
+        ("cuda", ("cuda",), r"\bcuda\b"),
     )
 )
-GPU_RE = re.compile(
+GPU = EitherCase.of(
     r"\b(?:NVIDIA\s+)?((?:GH|GB)200|[HBA]100|H200|H20|B200|A10G?|A30|A40|A6000|L40S?|L4|V100|T4"
-    r"|P100|MI\d{3}X?|RTX\s?\d{4}(?:\s?Ti)?)\b",
-    re.IGNORECASE,
+    r"|P100|MI\d{3}X?|RTX\s?\d{4}(?:\s?Ti)?)\b"
 )
 GPU_COUNT_RES: tuple[re.Pattern[str], ...] = (
     re.compile(r"\b(?:world_size|WORLD_SIZE|nproc_per_node|num_gpus|n_gpus)\s*[=:]\s*(\d+)"),
     re.compile(r"\b(?:tensor_parallel_size|tp_size)\s*[=:]\s*(\d+)"),
     re.compile(r"\b(\d+)\s*[x×]\s*(?:NVIDIA\s+)?(?:H100|A100|H200|B200|V100|L40S|GPUs?)\b", re.I),
 )
-MODEL_RE = re.compile(
+MODEL = EitherCase.of(
     r"\b(llama|mistral|mixtral|qwen|deepseek|gemma|phi|falcon|gpt|bert|t5|opt|bloom|mpt"
-    r"|starcoder|codellama|yi|internlm|baichuan|chatglm|olmo|grok|nemotron)(?![a-z])[\w.-]*",
-    re.IGNORECASE,
+    r"|starcoder|codellama|yi|internlm|baichuan|chatglm|olmo|grok|nemotron)(?![a-z])[\w.-]*"
 )
-PHASE_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (name, re.compile(pattern, re.IGNORECASE))
-    for name, pattern in (
+PHASE_PATTERNS: tuple[tuple[str, EitherCase], ...] = tuple(
+    (name, EitherCase.of(pattern, needles))
+    for name, needles, pattern in (
         # not PyTorch's hint after every CUDA error, "Compile with `TORCH_USE_CUDA_DSA`"
         (
             "compilation",
+            ("compil", "inductor", "dynamo"),
             r"\btorch\.compile\b|\binductor\b|\bdynamo\b"
             r"|\bcompil(?:e|ing|ation)\b(?! with .TORCH_USE_CUDA_DSA)",
         ),
@@ -80,16 +85,26 @@ PHASE_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         # `safetensors`, which names the weights' file format when they are loaded too
         (
             "checkpointing",
+            ("save_pretrained", "checkpoint"),
             r"\bsave_pretrained\b|(?<!loading )(?<!loading safetensors )(?<!loading pt )"
             r"\bcheckpoint(?:ing|s)?\b(?! shards)",
         ),
-        ("data-loading", r"\bdataloader\b|\bdata ?loader worker\b|\bdataset\b"),
+        ("data-loading", ("data",), r"\bdataloader\b|\bdata ?loader worker\b|\bdataset\b"),
         (
             "inference",
+            ("generat", "prefill", "decode", "request", "serv"),
             r"\bgenerat(?:e|ion)\b|\bprefill\b|\bdecode\b|\brequests?\b|\bserv(?:e|ing)\b",
         ),
-        ("training", r"\bbackward\b|\boptimizer\b|\bloss\b|\bepoch\b|\bgrad(?:ient)?s?\b"),
-        ("startup", r"\binit_process_group\b|\binitializ(?:e|ing)\b|\brendezvous\b"),
+        (
+            "training",
+            ("backward", "optimizer", "loss", "epoch", "grad"),
+            r"\bbackward\b|\boptimizer\b|\bloss\b|\bepoch\b|\bgrad(?:ient)?s?\b",
+        ),
+        (
+            "startup",
+            ("init_process_group", "initializ", "rendezvous"),
+            r"\binit_process_group\b|\binitializ(?:e|ing)\b|\brendezvous\b",
+        ),
     )
 )
 DISTRIBUTED_WORDS = frozenset(
@@ -183,21 +198,22 @@ class RunContext(BaseModel):
 def infer_context(text: str) -> dict[str, str]:
     """Framework, GPU, GPU count, model and phase that the text itself names."""
     head = text[:MAX_INFER_CHARS]
+    lowered = lowered_ascii(head)
     found: dict[str, str] = {}
     for name, pattern in FRAMEWORK_PATTERNS:
-        if pattern.search(head):
+        if pattern.search(head, lowered):
             found["framework"] = name
             break
-    if gpu := GPU_RE.search(head):
+    if gpu := GPU.search(head, lowered):
         found["gpu"] = gpu.group(1).upper().replace(" ", "")
-    for pattern in GPU_COUNT_RES:
-        if count := pattern.search(head):
+    for count_pattern in GPU_COUNT_RES:
+        if count := count_pattern.search(head):
             found["gpus"] = count.group(1)
             break
-    if model := MODEL_RE.search(head):
+    if model := MODEL.search(head, lowered):
         found["model"] = model.group(0).lower()
     for name, pattern in PHASE_PATTERNS:
-        if pattern.search(head):
+        if pattern.search(head, lowered):
             found["phase"] = name
             break
     return found
@@ -268,7 +284,7 @@ def _phase_verdict(reference: Reference, value: str | None) -> tuple[bool, str] 
 def _gpu_verdict(reference: Reference, value: str | None) -> tuple[bool, str] | None:
     if not value:
         return None
-    gpus = [name for name in reference.hardware if GPU_RE.fullmatch(name.strip())]
+    gpus = [name for name in reference.hardware if GPU.any_case.fullmatch(name.strip())]
     if not gpus:
         return None
     if value.replace(" ", "").upper() in {name.replace(" ", "").upper() for name in gpus}:
@@ -287,7 +303,7 @@ def _gpus_verdict(reference: Reference, value: str | None) -> tuple[bool, str] |
 def _model_verdict(reference: Reference, value: str | None) -> tuple[bool, str] | None:
     if not value:
         return None
-    family = MODEL_RE.match(value.strip())
+    family = MODEL.any_case.match(value.strip())
     if family is None or family.group(1).lower() not in _keywords(reference):
         return None
     return True, f"model {_quoted(value)} is named by the reference"

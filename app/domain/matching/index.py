@@ -31,8 +31,10 @@ from app.domain.matching.index_views import (
     LinePostings,
     LineWeights,
     Owners,
+    PerReference,
     Sizes,
 )
+from app.domain.matching.next_steps import CardChecks
 from app.domain.references.document import MessageKind, Reference
 from app.domain.references.graph import symptom_causes
 
@@ -65,6 +67,7 @@ class MatchIndex:
     code_paths: Mapping[str, frozenset[int]]
     positions: Mapping[str, int]
     symptom_causes: Mapping[str, frozenset[str]]
+    checks: Sequence[CardChecks]  # each reference's checks as result cards offer them
 
     def position(self, reference_id: str | None) -> int | None:
         """The index number of a reference, by id."""
@@ -272,6 +275,7 @@ def _assembled(
         code_paths=Owners(tables.code_path_holders, positions),
         positions=positions,
         symptom_causes=Computed(lambda: symptom_causes(refs)),
+        checks=PerReference(refs, CardChecks.of),
     )
 
 

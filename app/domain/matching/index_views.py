@@ -13,11 +13,12 @@ import math
 from abc import abstractmethod
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from types import MappingProxyType
-from typing import TypeVar, cast, overload
+from typing import Generic, TypeVar, cast, overload
 
 from app.domain.matching.index_tables import ReferencePieces
 
 T = TypeVar("T")
+R = TypeVar("R")
 K = TypeVar("K")
 V = TypeVar("V")
 
@@ -129,6 +130,19 @@ class _PerEntry(Sequence[T]):
         return isinstance(other, Sequence) and list(self) == list(other)
 
     __hash__ = None  # type: ignore[assignment]
+
+
+class PerReference(_PerEntry[T], Generic[R, T]):
+    """A value per reference, worked out from it on first reading and remembered (what
+    only the references a query answers with need)."""
+
+    def __init__(self, references: Sequence[R], work_out: Callable[[R], T]) -> None:
+        super().__init__(len(references))
+        self._references: Sequence[R] = references
+        self._of: Callable[[R], T] = work_out
+
+    def _work_out(self, entry: int) -> T:
+        return self._of(self._references[entry])
 
 
 class _PerLine(_PerEntry[T]):

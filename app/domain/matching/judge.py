@@ -17,7 +17,6 @@ from app.domain.matching.candidates import PasteEvidence, rank_candidates
 from app.domain.matching.context import QueryContext, context_gates
 from app.domain.matching.evidence import quieter
 from app.domain.matching.index import MatchIndex
-from app.domain.matching.next_steps import next_checks
 from app.domain.matching.rank import CONFIDENT_THRESHOLD, LineScore, LineScores, Scored, Scorer
 from app.domain.matching.results import (
     CandidateMatch,
@@ -71,7 +70,7 @@ class Judge:
         checks: list[CheckHint] = []
         if reference.kind == "symptom":
             evidence = self._evidence(reference, scored)
-            candidates, checks = rank_candidates(self.index, reference, evidence)
+            candidates, checks = rank_candidates(self.index, ref, evidence)
         return Match(
             id=reference.id,
             title=reference.title,
@@ -88,7 +87,7 @@ class Judge:
             context_disagrees=disagrees(gates),
             candidates=candidates,
             checks=checks,
-            next_checks=next_checks(reference, candidates),
+            next_checks=self.index.checks[ref].next_checks(candidates),
         )
 
     def _evidence(self, symptom: Reference, scored: Scored) -> PasteEvidence:

@@ -7,8 +7,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.domain.matching.bulk import lines_holding
-from app.domain.matching.normalize import MAX_LINE_CHARS, normalize_line, strip_prefixes
+from app.domain.matching.bulk import lines_holding, normalize_lines
+from app.domain.matching.normalize import MAX_LINE_CHARS, strip_prefixes
 
 # A pasted single message gets at most this many of its lines scored (a traceback's
 # telling lines); the rest are frames, echoes or repeats.
@@ -127,11 +127,12 @@ def query_lines(text: str) -> list[tuple[tuple[int, int], str, str]]:
     seen: set[str] = set()
     offset = 0
     after_frame = False
-    for raw in text.split("\n"):
+    raws = text.split("\n")
+    lines = [raw.removesuffix("\r") for raw in raws]
+    # In whole-text passes: on a long line a rule runs only where its needle is.
+    for raw, line, normalized in zip(raws, lines, normalize_lines(lines), strict=True):
         start, offset = offset, offset + len(raw) + 1
-        line = raw.removesuffix("\r")
         echo = after_frame and line[:1] in (" ", "\t")
-        normalized = normalize_line(line)
         noise = bool(NOISE_RE.match(normalized))
         after_frame = noise and normalized.startswith("File ")
         if echo or noise or not normalized or normalized in seen:

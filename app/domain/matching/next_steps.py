@@ -4,12 +4,14 @@ that tells a symptom's top two candidates apart.
 A reader at a result card should be able to act without opening the reference, so each
 card carries a few checks with their commands. Which ones is read from the data the
 parser keeps for each check (the causes it confirms and rules out, by number), never
-from its prose.
+from its prose. What depends on the reference alone, its hints and a cause's telling
+ones, is worked out once per index (`CardChecks`, read through `MatchIndex.checks`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from app.domain.matching.results import CandidateMatch, CheckHint
 from app.domain.references.document import Check, Reference
@@ -40,29 +42,28 @@ def cause_titles(reference: Reference) -> dict[int, str]:
     return {number: title for number, title in enumerate((i.title for i in items), start=1)}
 
 
-def telling_checks(reference: Reference, limit: int = MAX_TELLING_CHECKS) -> list[CheckHint]:
-    """A cause's most telling checks: one with a command before one without, then the one
-    naming the likelier cause, then one that both confirms and rules out, then the
-    author's order."""
+def telling_order(reference: Reference) -> list[int]:
+    """A cause's checks (0-based), most telling first: one with a command before one
+    without, then the one naming the likelier cause, then one that both confirms and
+    rules out, then the author's order."""
+    # A check naming no cause by number goes after every one that does.
+    unnamed = len(cause_titles(reference)) + 1
 
     def telling(position: int) -> tuple[bool, int, bool, int]:
         check = reference.checks[position]
         named = set(check.confirms) | set(check.rules_out)
-        # A check naming no cause by number goes after every one that does.
-        likeliest = min(named) if named else len(cause_titles(reference)) + 1
         decisive = bool(check.confirms) and bool(check.rules_out)
-        return (not check.commands, likeliest, not decisive, position)
+        return (not check.commands, min(named, default=unnamed), not decisive, position)
 
-    chosen = sorted(range(len(reference.checks)), key=telling)[:limit]
-    return [check_hint(reference, position + 1) for position in chosen]
+    return sorted(range(len(reference.checks)), key=telling)
 
 
-def separating_check(symptom: Reference, top: Sequence[int]) -> list[CheckHint]:
-    """The one check that tells the top two candidates (by number) apart: one that
-    confirms one and rules out the other, else one that names only one of them; none when
-    no check does."""
+def separating_check(symptom: Reference, top: Sequence[int]) -> int | None:
+    """The one check (0-based) that tells the top two candidates (by number) apart: one
+    that confirms one and rules out the other, else one that names only one of them; None
+    when no check does."""
     if len(top) < 2:
-        return []
+        return None
     first, second = top[0], top[1]
 
     def splits(check: Check) -> int | None:
@@ -79,11 +80,29 @@ def separating_check(symptom: Reference, top: Sequence[int]) -> list[CheckHint]:
         for position, check in enumerate(symptom.checks)
         if (kind := splits(check)) is not None
     ]
-    return [check_hint(symptom, min(found)[1] + 1)] if found else []
+    return min(found)[1] if found else None
 
 
-def next_checks(reference: Reference, candidates: Sequence[CandidateMatch]) -> list[CheckHint]:
-    """What a result card offers to run next, for a cause or for a ranked symptom."""
-    if reference.kind == "symptom":
-        return separating_check(reference, [c.number for c in candidates[:2]])
-    return telling_checks(reference)
+@dataclass(frozen=True, slots=True)
+class CardChecks:
+    """A reference's checks as result cards offer them: every check as a hint, in the
+    author's order, and a cause's most telling ones. The hints are shared by every
+    answer that shows them (`CheckHint` is frozen)."""
+
+    reference: Reference
+    hints: tuple[CheckHint, ...]
+    telling: tuple[CheckHint, ...]
+
+    @classmethod
+    def of(cls, reference: Reference) -> CardChecks:
+        """The card checks of one reference."""
+        hints = tuple(check_hint(reference, n) for n in range(1, len(reference.checks) + 1))
+        telling = tuple(hints[p] for p in telling_order(reference)[:MAX_TELLING_CHECKS])
+        return cls(reference, hints, telling)
+
+    def next_checks(self, candidates: Sequence[CandidateMatch]) -> list[CheckHint]:
+        """What a result card offers to run next, for a cause or for a ranked symptom."""
+        if self.reference.kind != "symptom":
+            return list(self.telling)
+        position = separating_check(self.reference, [c.number for c in candidates[:2]])
+        return [] if position is None else [self.hints[position]]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from app.domain.references.document import MessageKind, ReferenceKind
 from app.domain.references.values import Verdict
@@ -35,6 +35,9 @@ class CandidateMatch(BaseModel):
 
 class CheckHint(BaseModel):
     """An evidence check of a reference, with the causes it confirms or rules out."""
+
+    # Frozen: one reference's hints are worked out once per index and shared by answers.
+    model_config = ConfigDict(frozen=True)
 
     text: str = Field(description="The check, as Markdown.")
     html: str = Field(description="The check, rendered.")

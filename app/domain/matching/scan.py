@@ -30,7 +30,6 @@ from app.domain.matching.judge import (
 )
 from app.domain.matching.lines import ReadingFacts, count_lines, reading_notes, telling
 from app.domain.matching.logread import LogRead, read_log
-from app.domain.matching.next_steps import next_checks
 from app.domain.matching.normalize import MAX_LINE_CHARS
 from app.domain.matching.rank import (
     CONFIDENT_THRESHOLD,
@@ -263,7 +262,7 @@ class _Found:
         checks: list[CheckHint] = []
         if reference.kind == "symptom" and evidence is not None:
             pasted = self._evidence(hit, evidence, window)
-            candidates, checks = rank_candidates(self.index, reference, pasted)
+            candidates, checks = rank_candidates(self.index, ref, pasted)
         reasons = [*message_reasons(scored, message, verdict), *self.offsets.get(ref, (0, []))[1]]
         shown_on = self._attribution(hit)
         return ScanHit(
@@ -284,7 +283,7 @@ class _Found:
             context_disagrees=disagrees(gates),
             candidates=candidates,
             checks=checks,
-            next_checks=next_checks(reference, candidates),
+            next_checks=self.index.checks[ref].next_checks(candidates),
             ranks=list(shown_on.ranks),
             hosts=list(shown_on.hosts),
         )

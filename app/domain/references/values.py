@@ -15,6 +15,7 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 ValueType = Literal["n", "size", "word"]
@@ -56,6 +57,9 @@ MAX_VALUE_TEXT_CHARS = 64 * 1024
 # Literal words before a named value that are enough to find it (the rest of the line
 # before it may vary).
 PREFIX_WORDS = 4
+# Compiled slot patterns kept, the least recently read going first: the shipped
+# references hold about a hundred slots.
+SLOT_PATTERNS_KEPT = 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,12 +198,18 @@ def read_values(text: str, slots: Sequence[Slot]) -> dict[str, Value]:
     text = text[:MAX_VALUE_TEXT_CHARS]
     found: dict[str, Value] = {}
     for slot in slots:
-        match = re.search(_slot_pattern(slot), text, re.IGNORECASE)
+        match = _slot_regex(slot).search(text)
         if match is not None:
             value = _value(slot.kind, match)
             if value is not None:
                 found[slot.name] = value
     return found
+
+
+@lru_cache(maxsize=SLOT_PATTERNS_KEPT)
+def _slot_regex(slot: Slot) -> re.Pattern[str]:
+    """The slot's pattern, compiled once: every match of a message with values reads them."""
+    return re.compile(_slot_pattern(slot), re.IGNORECASE)
 
 
 def _slot_pattern(slot: Slot) -> str:

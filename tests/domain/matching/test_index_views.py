@@ -13,6 +13,7 @@ from app.domain.matching.index_views import (
     LinePostings,
     LineWeights,
     Owners,
+    PerReference,
     Sizes,
     lines_of,
 )
@@ -90,3 +91,18 @@ def test_a_computed_table_is_worked_out_once() -> None:
     assert table["symptom"] == {"cause"}
     assert dict(table) == {"symptom": {"cause"}}
     assert calls == [1]
+
+
+def test_a_value_per_reference_is_worked_out_once_on_first_reading() -> None:
+    asked: list[str] = []
+
+    def shout(name: str) -> str:
+        asked.append(name)
+        return name.upper()
+
+    values = PerReference(("nccl", "oom", "xid"), shout)
+    assert asked == []
+    assert (values[2], values[0], values[2]) == ("XID", "NCCL", "XID")
+    assert asked == ["xid", "nccl"]
+    assert list(values) == ["NCCL", "OOM", "XID"]
+    assert asked == ["xid", "nccl", "oom"]

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import pytest
 from paths import DIAGNOSIS
+from pydantic import ValidationError
 
 from app.domain.matching.next_steps import (
+    CardChecks,
     check_hint,
-    next_checks,
     separating_check,
-    telling_checks,
+    telling_order,
 )
 from app.domain.matching.results import CandidateMatch
 from app.domain.references.document import Cause, Check, Reference
@@ -72,15 +73,15 @@ def test_a_hint_carries_the_causes_by_title_and_number(references: dict[str, Ref
 def test_the_separating_check_tells_the_top_two_apart(
     references: dict[str, Reference], top: list[int], expected: int
 ) -> None:
-    assert [h.number for h in separating_check(references["fx-timeout"], top)] == [expected]
+    assert separating_check(references["fx-timeout"], top) == expected - 1
 
 
 def test_no_separating_check_when_every_check_names_both_or_neither() -> None:
     both = cause_with([check((1,), (2,), True), check((3,), (), True)])
-    assert separating_check(both, [1, 2])[0].number == 1
+    assert separating_check(both, [1, 2]) == 0
     neither = cause_with([check((1, 2), (), True), check((3,), (), True)])
-    assert separating_check(neither, [1, 2]) == []
-    assert separating_check(neither, [1]) == []
+    assert separating_check(neither, [1, 2]) is None
+    assert separating_check(neither, [1]) is None
 
 
 def test_telling_checks_prefer_commands_then_likelier_causes_then_decisive() -> None:
@@ -93,8 +94,8 @@ def test_telling_checks_prefer_commands_then_likelier_causes_then_decisive() -> 
             check((2,), (), True),  # 5: a command, names cause 2
         ]
     )
-    assert [h.number for h in telling_checks(reference)] == [4, 3, 5]
-    assert [h.number for h in telling_checks(reference, limit=5)] == [4, 3, 5, 1, 2]
+    assert [position + 1 for position in telling_order(reference)] == [4, 3, 5, 1, 2]
+    assert [h.number for h in CardChecks.of(reference).telling] == [4, 3, 5]
 
 
 def test_next_checks_for_a_symptom_follow_the_ranked_top_two(
@@ -103,6 +104,17 @@ def test_next_checks_for_a_symptom_follow_the_ranked_top_two(
     ranked = [
         CandidateMatch(id=None, title="t", score=0.5, reasons=[], number=n) for n in (3, 1, 2)
     ]
-    assert [h.number for h in next_checks(references["fx-timeout"], ranked)] == [2]
-    cause = references["fx-slow-link"]
-    assert [h.number for h in next_checks(cause, [])] == [1]
+    symptom = CardChecks.of(references["fx-timeout"])
+    assert [h.number for h in symptom.next_checks(ranked)] == [2]
+    assert symptom.next_checks(ranked[:1]) == []
+    cause = CardChecks.of(references["fx-slow-link"])
+    assert [h.number for h in cause.next_checks([])] == [1]
+
+
+def test_card_checks_share_one_frozen_hint_per_check(references: dict[str, Reference]) -> None:
+    card = CardChecks.of(references["fx-timeout"])
+    assert [h.number for h in card.hints] == [1, 2, 3]
+    assert card.hints[1] == check_hint(references["fx-timeout"], 2)
+    assert all(any(h is hint for hint in card.hints) for h in card.telling)
+    with pytest.raises(ValidationError):
+        card.hints[0].number = 9
