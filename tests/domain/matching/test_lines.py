@@ -75,6 +75,8 @@ CASES = {
 @pytest.mark.parametrize("texts", CASES.values(), ids=CASES.keys())
 def test_telling_says_what_the_pattern_says_of_each_line(texts: list[str]) -> None:
     assert telling(texts) == _per_line(texts)
+    # A few texts at a time are searched one by one: the same answers.
+    assert [flag for text in texts for flag in telling([text])] == _per_line(texts)
 
 
 def test_the_random_lines_hold_needles_without_matching() -> None:

@@ -65,6 +65,18 @@ def test_words_are_read_whatever_the_alignment() -> None:
     assert read_values("HW Slowdown : Not Active", slots) == {"hw_slowdown": "Not"}
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        pytest.param("MAXIMUM CONCURRENCY FOR 8 TOKENS PER REQUEST: 7.85x", id="upper-case"),
+        pytest.param("Maximum concurrency for 8 Tokens per request: 7.85x", id="mixed-case"),
+        pytest.param("Maximum concurrency — 8 tokens per request: 7.85x", id="not-ascii"),
+    ],
+)
+def test_a_value_is_read_whatever_the_case_of_the_words_before_it(line: str) -> None:
+    assert read_values(line, template_slots(CONCURRENCY)) == {"concurrency": 7.85}
+
+
 def test_a_value_missing_from_the_text_is_not_invented() -> None:
     assert read_values("nothing here", template_slots(CONCURRENCY)) == {}
 
