@@ -39,7 +39,7 @@ from rapidfuzz import fuzz, process
 from app.domain.matching.context import AGREE_STEP, MAX_LIFT, QueryContext, context_adjustment
 from app.domain.matching.evidence import Level
 from app.domain.matching.index import MatchIndex
-from app.domain.matching.prefilter import by_coverage, coverage, query_of
+from app.domain.matching.prefilter import add_to_each, by_coverage, coverage, query_of
 
 # When a match is confident. Chosen on the labelled set (tests/data/labelled: 107 lines of
 # 15 references, 29 unrelated lines; tests/content/test_labelled_set.py). The best score of
@@ -325,11 +325,10 @@ class Scorer:
         any), as keyword_overlap sums it."""
         if self._overlaps is None:
             sums: dict[int, float] = {}
-            get = sums.get
             for stem in self.held:
-                weight = self.index.keyword_weights[stem]
-                for holder in self.index.keyword_postings[stem]:
-                    sums[holder] = get(holder, 0) + weight
+                add_to_each(
+                    sums, self.index.keyword_postings[stem], self.index.keyword_weights[stem]
+                )
             self._overlaps = sums
         return self._overlaps
 

@@ -12,7 +12,14 @@ from app.domain.matching import rank
 from app.domain.matching.index import MatchIndex, build_index, comparison_key
 from app.domain.matching.labelled import read_labelled
 from app.domain.matching.normalize import normalize_line
-from app.domain.matching.prefilter import by_coverage, coverage, query_mass, shared_masses, walk
+from app.domain.matching.prefilter import (
+    add_to_each,
+    by_coverage,
+    coverage,
+    query_mass,
+    shared_masses,
+    walk,
+)
 from app.domain.matching.tokens import informative
 from app.domain.references.folder import read_folder
 
@@ -135,3 +142,11 @@ def test_a_line_passed_over_is_compared_when_the_need_falls_to_it() -> None:
     compared, bar = _walked(bounds, [0.6, 0.6, 0.15], tighter={10: 0.2})
     assert compared == [50, 30, 10, 0, 40]  # 0.9, passed over at 0.2, comes in at 0.15
     assert bar == 0.15
+
+
+def test_adding_to_each_key_sums_as_a_loop_would() -> None:
+    sums = {1: 0.25, 2: 1.0}
+    add_to_each(sums, frozenset({2, 3}), 0.5)
+    add_to_each(sums, [3, 4], 0.125)
+    add_to_each(sums, (), 9.0)
+    assert sums == {1: 0.25, 2: 1.5, 3: 0.625, 4: 0.125}
