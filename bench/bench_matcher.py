@@ -36,7 +36,7 @@ from bench_inputs import bad_input  # noqa: E402
 from bench_scale import index_updates, million_lines, normalising, row  # noqa: E402
 
 from app.domain.matching.grouping import group_log_lines  # noqa: E402
-from app.domain.matching.index import MatchIndex, build_index, comparison_key  # noqa: E402
+from app.domain.matching.index import MatchIndex, build_index, comparison_key, warm  # noqa: E402
 from app.domain.matching.labelled import read_labelled  # noqa: E402
 from app.domain.matching.match import match_text  # noqa: E402
 from app.domain.matching.normalize import normalize_line  # noqa: E402
@@ -212,11 +212,16 @@ def single_message(references: Sequence[Reference], queries: Sequence[str], labe
     """p50/p99 of match_text against the token_set_ratio kernel, and recall@5.
 
     Kernel and product run back to back on each query, alternating which goes first, so
-    both see the same machine (other jobs, caches) and the same garbage collector.
+    both see the same machine (other jobs, caches) and the same garbage collector. The
+    index's views are worked out before the first query, as the server's warming thread
+    does after each load (`app/services/warming.py`); the time it takes is printed.
     """
     started = time.perf_counter()
     index = build_index(references)
     build_s = time.perf_counter() - started
+    started = time.perf_counter()
+    warm(index)
+    warm_s = time.perf_counter() - started
     settle_heap()
     messages = list(index.entry_keys)
     kernel: list[float] = []
@@ -235,10 +240,12 @@ def single_message(references: Sequence[Reference], queries: Sequence[str], labe
             break
     recall = recall_at_5(index, queries)
     kernel_p99, product_p99 = percentile(kernel, 0.99), percentile(product, 0.99)
-    target = "<= 1.5x" if label == "shipped" else "<= 0.30x"
+    # Issue 20 sets the p99 at the shipped references and at 10,000; 1,000 is shown only.
+    target = {"shipped": "<= 1.5x", "10,000": "<= 0.30x"}.get(label, "")
     print(
         f"single message @ {label}: {len(references)} refs, {len(messages)} message lines, "
-        f"index built in {build_s:.2f} s, {len(kernel)} queries"
+        f"index built in {build_s:.2f} s, views worked out in {warm_s:.2f} s, "
+        f"{len(kernel)} queries"
     )
     kernel_p50, product_p50 = percentile(kernel, 0.5), percentile(product, 0.5)
     row("p50", f"{product_p50:.3f} ms", f"kernel {kernel_p50:.3f} ms", "")

@@ -16,6 +16,7 @@ from app.domain.references.document import Reference
 from app.domain.references.folder import ParsedFiles, folder_signature
 from app.domain.references.problems import Problem
 from app.services.documents import Documents
+from app.services.warming import Warmer
 from app.store.db import Engine, database_answers, make_engine, reading, upgrade_database, writing
 from app.store.files import remove_leftover_temporaries
 from app.store.gaps import prune_gaps
@@ -45,6 +46,7 @@ class Library:
         self.parsed_rows = ParsedRows()
         self.index_cache = IndexCache()
         self._settles = 0
+        self.warmer = Warmer()
 
     @property
     def catalog(self) -> Catalog:
@@ -99,6 +101,7 @@ class Library:
     def _settle(self) -> None:
         settle_heap(whole=self._settles % WHOLE_COLLECTION_EVERY == 0)
         self._settles += 1
+        self.warmer.hand(self.catalog.index)
 
     def poll(self) -> str | None:
         """Catch up with changes made elsewhere: reload when the folder changed (a `git pull`,
@@ -125,6 +128,7 @@ class Library:
         return database_answers(self.engine)
 
     def close(self) -> None:
+        self.warmer.close()
         self.engine.dispose()
 
 

@@ -33,6 +33,8 @@ from app.domain.matching.index_views import (
     Owners,
     PerReference,
     Sizes,
+    _Keyed,
+    _PerEntry,
 )
 from app.domain.matching.next_steps import CardChecks
 from app.domain.references.document import MessageKind, Reference
@@ -277,6 +279,25 @@ def _assembled(
         symptom_causes=Computed(lambda: symptom_causes(refs)),
         checks=PerReference(refs, CardChecks.of),
     )
+
+
+def warm(index: MatchIndex) -> None:
+    """Work out now every view a query reads: the first queries after a load would
+    otherwise pay for them (a token held by thousands of lines costs milliseconds the first
+    time; see bench/README.md). Each value is the one a query would have worked out."""
+    with collector_paused():
+        _warmed(index)
+
+
+def _warmed(index: MatchIndex) -> None:
+    for view in (index.idf, index.keyword_weights, index.keyword_postings, index.code_paths):
+        if isinstance(view, _Keyed):
+            view.fill()
+    if isinstance(index.postings, LinePostings):
+        index.postings.fill_from(_token_sets(index))
+    for lines in (index.entry_masses, index.entry_chars):
+        if isinstance(lines, _PerEntry):
+            lines.fill()
 
 
 def _token_sets(index: MatchIndex) -> tuple[frozenset[str], ...]:

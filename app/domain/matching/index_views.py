@@ -60,6 +60,14 @@ class _Keyed(Mapping[str, V]):
     def __len__(self) -> int:
         return len(self._keys)
 
+    def fill(self) -> Mapping[str, V]:
+        """Work out every value now (what a load does before the first query would), and
+        return them all as a plain table."""
+        if len(self._memo) < len(self._keys):
+            keys = [key for key in self._keys if key not in self._memo]
+            self._memo.update(zip(keys, map(self._work_out, keys), strict=True))
+        return self._memo
+
 
 class Sizes(_Keyed[int]):
     """How many each key holds, read from a table of holders."""
@@ -114,6 +122,14 @@ class _PerEntry(Sequence[T]):
 
     def __len__(self) -> int:
         return len(self._memo)
+
+    def fill(self) -> None:
+        """Work out every line's value now (what a load does before the first query would)."""
+        if None in self._memo:
+            self._memo = [
+                self._work_out(entry) if found is None else found
+                for entry, found in enumerate(self._memo)
+            ]
 
     def of(self, entries: Sequence[int]) -> list[T]:
         """The values of these lines, in their order: read at C speed once known (a query
@@ -174,6 +190,15 @@ class LineMasses(_PerLine[float]):
     def _of(self, tokens: frozenset[str]) -> float:
         return sum(self._idf[token] for token in tokens)
 
+    def fill(self) -> None:
+        # Read from the IDF as one plain table: the same floats summed in the same order.
+        idf = self._idf.fill() if isinstance(self._idf, _Keyed) else self._idf
+        weight = idf.__getitem__
+        self._memo = [
+            sum(map(weight, tokens)) if found is None else found
+            for tokens, found in zip(self.token_sets, self._memo, strict=True)
+        ]
+
 
 class LineChars(_PerEntry[tuple[int, int]]):
     """Each message line's distinct tokens as `token_set_ratio` measures them: their
@@ -209,11 +234,24 @@ class LinePostings(_Keyed[frozenset[int]]):
         self._starts = starts  # each reference's first line, by index number
 
     def _work_out(self, token: str) -> frozenset[int]:
+        # Filed in line order, as `fill` files them: the same set iterates the same way
+        # (the order a query's shared masses are summed and its ties are walked in).
         return frozenset(
-            self._starts[self._positions[holder]] + line
-            for holder in self._holders[token]
-            for line in self._pieces[holder].lines_holding(token)
+            sorted(
+                self._starts[self._positions[holder]] + line
+                for holder in self._holders[token]
+                for line in self._pieces[holder].lines_holding(token)
+            )
         )
+
+    def fill_from(self, token_sets: Sequence[frozenset[str]]) -> None:
+        """Work out every token's lines now, in one pass over the index's lines (their
+        informative tokens, in index order: the lines these postings number)."""
+        lines: dict[str, list[int]] = {token: [] for token in self._holders}
+        for entry, tokens in enumerate(token_sets):
+            for held in map(lines.__getitem__, tokens):
+                held.append(entry)
+        self._memo.update((token, frozenset(found)) for token, found in lines.items())
 
 
 class Owners(_Keyed[frozenset[int]]):
@@ -225,7 +263,7 @@ class Owners(_Keyed[frozenset[int]]):
         self._positions = positions
 
     def _work_out(self, key: str) -> frozenset[int]:
-        return frozenset(self._positions[holder] for holder in self._holders[key])
+        return frozenset(map(self._positions.__getitem__, self._holders[key]))
 
 
 def lines_of(values: Sequence[T], entries: Sequence[int]) -> list[T]:

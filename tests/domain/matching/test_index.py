@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 import pytest
 from paths import REFERENCES
 
-from app.domain.matching.index import IndexCache, MatchIndex, build_index
+from app.domain.matching.index import IndexCache, MatchIndex, build_index, warm
 from app.domain.matching.match import match_text
 from app.domain.matching.scan import scan_log
 from app.domain.references.document import Message, Reference
@@ -149,3 +149,29 @@ def test_a_build_leaves_the_collector_as_it_found_it(references: list[Reference]
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_a_warmed_index_holds_what_its_queries_would_work_out(
+    references: list[Reference],
+) -> None:
+    cache = IndexCache()
+    build_index(references, cache)
+    saved = [edited(references[0], "NCCL watchdog caught collective timeout <n>"), *references[1:]]
+    for warmed, cold in [
+        (build_index(references), build_index(references)),
+        (build_index(saved, cache.fork()), build_index(saved, cache.fork())),  # spliced
+    ]:
+        warm(warmed)
+        assert contents(warmed) == contents(cold)
+        # The same sets, iterating the same way: shared masses are summed in that order.
+        assert [list(warmed.postings[t]) for t in cold.postings] == [
+            list(cold.postings[t]) for t in cold.postings
+        ]
+        queries = [m.text for r in references for m in r.messages[:2]]
+        assert [match_text(warmed, q) for q in queries] == [match_text(cold, q) for q in queries]
+
+
+def test_warming_leaves_the_collector_as_it_found_it(references: list[Reference]) -> None:
+    index = build_index(references[:3])
+    warm(index)
+    assert gc.isenabled()

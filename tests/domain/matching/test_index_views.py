@@ -106,3 +106,29 @@ def test_a_value_per_reference_is_worked_out_once_on_first_reading() -> None:
     assert asked == ["xid", "nccl"]
     assert list(values) == ["NCCL", "OOM", "XID"]
     assert asked == ["xid", "nccl", "oom"]
+
+
+def test_filled_views_hold_what_reading_them_works_out() -> None:
+    pieces = {"a": line("nccl timeout", "cuda abort"), "b": line("nccl abort")}
+    holders = {
+        "nccl": frozenset({"a", "b"}),
+        "abort": frozenset({"a", "b"}),
+        "timeout": frozenset({"a"}),
+        "cuda": frozenset({"a"}),
+    }
+    token_sets = (*pieces["b"].token_sets, *pieces["a"].token_sets)  # b first, then a
+    read, filled = (LinePostings(holders, pieces, {"b": 0, "a": 1}, [0, 1, 3]) for _ in "ab")
+    assert read["abort"] == {0, 2}  # one worked out before the fill: kept
+    filled["abort"]
+    filled.fill_from(token_sets)
+    assert {t: list(filled[t]) for t in holders} == {t: list(read[t]) for t in holders}
+    idf = InverseFrequency({"nccl": 2, "abort": 2, "timeout": 1, "cuda": 1}, total=3)
+    assert idf.fill() == {t: idf[t] for t in holders}
+    for weights in (idf, dict(idf)):  # a view of the IDF, or a plain table
+        masses = LineMasses(token_sets, weights)
+        assert masses[2] == sum(idf[t] for t in token_sets[2])
+        masses.fill()
+        assert list(masses) == [sum(idf[t] for t in tokens) for tokens in token_sets]
+    chars = LineChars(("nccl abort", "nccl timeout", "cuda abort"), token_sets)
+    chars.fill()
+    assert chars.of([0, 1, 2]) == [(11, 0), (13, 0), (11, 0)]
