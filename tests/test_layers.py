@@ -38,7 +38,7 @@ def modules_under(folder: str) -> list[str]:
 # it loaded, as a fresh interpreter would, for the cost of a fork rather than a start. The
 # parent first loads the libraries every layer may use (never a forbidden one), so that
 # each child only pays for its own imports.
-ALLOWED_EVERYWHERE = ("pydantic", "pydantic_settings", "yaml", "rapidfuzz", "markdown_it")
+ALLOWED_EVERYWHERE = ("pydantic", "pydantic_settings", "yaml", "rapidfuzz", "numpy", "markdown_it")
 PROBE = """
 import importlib, json, os, sys
 for library in ALLOWED:

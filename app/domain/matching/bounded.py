@@ -23,13 +23,21 @@ from __future__ import annotations
 import heapq
 from bisect import bisect_left, bisect_right
 from collections.abc import Mapping
-from itertools import repeat
+from typing import cast
 
+import numpy as np
+from numpy.typing import NDArray
 from rapidfuzz import fuzz
 
 from app.domain.matching.index import MatchIndex
-from app.domain.matching.index_views import lines_of
-from app.domain.matching.prefilter import query_of, walk
+from app.domain.matching.prefilter import (
+    held_postings,
+    query_mass,
+    query_tokens,
+    shared_array,
+    summed_lines,
+    walk,
+)
 from app.domain.matching.rank import (
     _NONE,
     CANDIDATE_MIN,
@@ -146,17 +154,20 @@ class _LineBar:
 def search_line(index: MatchIndex, key: str, bar: PasteBar) -> LineScores:
     """The best message line of each reference for one query key that can count for the
     paste (best first), comparing only the lines that can change that."""
-    query, shared, mass = query_of(index, key)
-    if not query:
+    query = query_tokens(key)
+    if not query or not index.entry_keys:
         return LineScores()
-    entries = list(shared)
+    mass = query_mass(index, query)
+    held = held_postings(index, query)
+    if sum(len(lines) for _, lines, _ in held) <= COMPARE_ALL_BELOW:  # summed faster one by one
+        return _compared_all(index, key, query, summed_lines(held), mass)
+    lines, sums = shared_array(index, held)
+    entries = lines.tolist()
+    shared = dict(zip(entries, sums.tolist(), strict=True))
     if len(entries) <= COMPARE_ALL_BELOW:
-        best: dict[int, Found] = {}
-        healthy, _ = compare_lines(index, key, sorted(entries), shared, mass, best, _NONE)
-        scores = line_scores(index, best, healthy, 0.0)
-        scores.key, scores.query, scores.mass = key, query, mass
-        return scores
-    bounds = _bounds(index, bar.scorer, shared, mass)
+        return _compared_all(index, key, query, shared, mass)
+    bounds = _ceilings(index, bar.scorer, lines, sums, mass, 1.0)
+    order = np.argsort(-bounds, kind="stable").tolist()  # as sorted(reverse=True) orders
     tighter = _Tighter(index, bar.scorer, key, query, shared, mass)
     line = bar.line()
 
@@ -164,10 +175,24 @@ def search_line(index: MatchIndex, key: str, bar: PasteBar) -> LineScores:
         line.compare(index, key, batch, shared, mass)
 
     most = max(MIN_LOOKED_AT, int(len(index.entry_keys) * MAX_LOOKED_AT_SHARE))
-    exact_above = walk(entries, bounds, tighter, compare, line.needed, CANDIDATE_MIN, most)
+    exact_above = walk(
+        entries, bounds.tolist(), order, tighter, compare, line.needed, CANDIDATE_MIN, most
+    )
     kept = _that_can_count(bar.scorer, line.best, line.score)
     scores = line_scores(index, kept, line.healthy, max(0.0, exact_above))
     scores.complete = scores.complete and len(kept) == len(line.best)
+    scores.key, scores.query, scores.mass = key, query, mass
+    return scores
+
+
+def _compared_all(
+    index: MatchIndex, key: str, query: tuple[str, ...], shared: dict[int, float], mass: float
+) -> LineScores:
+    """Every line sharing a token compared at once: cheaper than working out which can
+    count, for a few hundred."""
+    best: dict[int, Found] = {}
+    healthy, _ = compare_lines(index, key, sorted(shared), shared, mass, best, _NONE)
+    scores = line_scores(index, best, healthy, 0.0)
     scores.key, scores.query, scores.mass = key, query, mass
     return scores
 
@@ -178,7 +203,7 @@ def _that_can_count(scorer: Scorer, best: dict[int, Found], bar: float) -> dict[
     references that cannot, and `Scorer.ranked` would walk them all."""
     if len(best) <= CANDIDATE_MIN:
         return best
-    sums, code_paths = scorer.keyword_sums().get, scorer.code_paths
+    sums, code_paths = scorer.keyword_sums(), scorer.code_paths
     lift = scorer.lift * CEILING_SLACK
     top = max(best, key=lambda ref: best[ref][0])
     kept: dict[int, Found] = {}
@@ -187,21 +212,10 @@ def _that_can_count(scorer: Scorer, best: dict[int, Found], bar: float) -> dict[
         if ref in code_paths:
             gap = scorer.gap(ref)
         else:
-            total = sums(ref)
-            gap = 0.0 if total is None else KEYWORD_WEIGHT * min(1.0, total / KEYWORD_SATURATION)
+            gap = KEYWORD_WEIGHT * min(1.0, sums[ref] / KEYWORD_SATURATION)
         if (similarity + (1 - similarity) * gap) * lift >= bar or ref == top:
             kept[ref] = found
     return kept
-
-
-def _bounds(
-    index: MatchIndex, scorer: Scorer, shared: dict[int, float], mass: float
-) -> list[float]:
-    """Each line's bound, in the order of `shared`: the most its reference can score on it,
-    or for a healthy line (it is never scored) its similarity bound. Either is at least
-    the similarity bound."""
-    entries = list(shared)
-    return _ceilings(index, scorer, entries, list(shared.values()), mass, [1.0] * len(entries))
 
 
 class _Tighter:
@@ -245,43 +259,30 @@ class _Tighter:
         return bounds
 
     def _ceilings(self, entries: list[int], ratios: list[float]) -> list[float]:
-        shared = list(map(self.shared.__getitem__, entries))
-        return _ceilings(self.index, self.scorer, entries, shared, self.mass, ratios)
+        shared = np.array(list(map(self.shared.__getitem__, entries)))
+        lines = np.array(entries, dtype=np.intp)
+        found = _ceilings(self.index, self.scorer, lines, shared, self.mass, np.array(ratios))
+        return cast(list[float], found.tolist())
 
 
 def _ceilings(
     index: MatchIndex,
     scorer: Scorer,
-    entries: list[int],
-    shared: list[float],
+    lines: NDArray[np.intp],
+    shared: NDArray[np.float64],
     mass: float,
-    ratios: list[float],
-) -> list[float]:
+    ratios: NDArray[np.float64] | float,
+) -> NDArray[np.float64]:
     """The bound of each of these lines, sharing `shared` mass with the query and with a
-    token set ratio of at most `ratios` (0-1)."""
-    masses = lines_of(index.entry_masses, entries)
-    refs, kinds = index.entry_refs, index.entry_kinds
-    lift = scorer.lift * CEILING_SLACK
+    token set ratio of at most `ratios` (0-1): the most its reference can score on it, or
+    for a healthy line (it is never scored) its similarity bound. Either is at least the
+    similarity bound (at a ratio of 1)."""
+    arrays = index.line_arrays
     floor, rest = COVERAGE_FLOOR, 1 - COVERAGE_FLOOR
-    gaps = _gaps(scorer, [refs[e] for e in entries])
-    return [
-        bound * CEILING_SLACK if kinds[e] == "healthy" else (bound + (1 - bound) * gap) * lift
-        for e, s, line_mass, ratio, gap in zip(entries, shared, masses, ratios, gaps, strict=True)
-        for bound in (ratio * (floor + rest * (2 * s / (mass + line_mass))),)
-    ]
-
-
-def _gaps(scorer: Scorer, refs: list[int]) -> list[float]:
-    """The share of the gap to 1 that keywords and code paths fill (`Scorer.gap`), for
-    each of these references."""
-    if scorer.code_paths:
-        return list(map(scorer.gap, refs))
-    # Without code paths it is the keyword share alone, read inline (a bound: rounded a
-    # hair differently from the score, which CEILING_SLACK covers).
-    full, most = KEYWORD_SATURATION, KEYWORD_WEIGHT
-    per_weight = most / full
-    held = scorer.keyword_sums().get
-    return [w * per_weight if w < full else most for w in map(held, refs, repeat(0.0))]
+    bound = ratios * (floor + rest * (2 * shared / (mass + arrays.masses[lines])))
+    lift = scorer.lift * CEILING_SLACK
+    lifted = (bound + (1 - bound) * scorer.gaps()[arrays.refs[lines]]) * lift
+    return np.where(arrays.healthy[lines], bound * CEILING_SLACK, lifted)
 
 
 def ratio_bound(whole: int, other: int, line_whole: int, line_other: int, shared: int) -> float:

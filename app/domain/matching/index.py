@@ -26,6 +26,7 @@ from app.domain.matching.index_tables import ReferencePieces, Tables
 from app.domain.matching.index_views import (
     Computed,
     InverseFrequency,
+    LineArrays,
     LineChars,
     LineMasses,
     LinePostings,
@@ -33,8 +34,6 @@ from app.domain.matching.index_views import (
     Owners,
     PerReference,
     Sizes,
-    _Keyed,
-    _PerEntry,
 )
 from app.domain.matching.next_steps import CardChecks
 from app.domain.references.document import MessageKind, Reference
@@ -57,16 +56,17 @@ class MatchIndex:
     entry_messages: tuple[int, ...]
     entry_kinds: tuple[MessageKind, ...]
     entry_levels: tuple[Level | None, ...]
-    entry_weights: Sequence[Mapping[str, float]]
-    entry_masses: Sequence[float]
+    entry_weights: LineWeights
+    entry_masses: LineMasses
     entry_chars: LineChars
-    postings: Mapping[str, frozenset[int]]
-    idf: Mapping[str, float]
+    line_arrays: LineArrays
+    postings: LinePostings
+    idf: InverseFrequency
     keywords: tuple[frozenset[str], ...]
-    keyword_postings: Mapping[str, frozenset[int]]
-    keyword_weights: Mapping[str, float]
+    keyword_postings: Owners
+    keyword_weights: InverseFrequency
     unknown_idf: float
-    code_paths: Mapping[str, frozenset[int]]
+    code_paths: Owners
     positions: Mapping[str, int]
     symptom_causes: Mapping[str, frozenset[str]]
     checks: Sequence[CardChecks]  # each reference's checks as result cards offer them
@@ -239,7 +239,7 @@ def _spliced(
         messages=splice(last.entry_messages, lambda _, p: p.messages),
         kinds=splice(last.entry_kinds, lambda _, p: p.kinds),
         levels=splice(last.entry_levels, lambda _, p: p.levels),
-        token_sets=splice(_token_sets(last), lambda _, p: p.token_sets),
+        token_sets=splice(last.entry_weights.token_sets, lambda _, p: p.token_sets),
         keywords=tuple(keywords),
     )
 
@@ -256,6 +256,7 @@ def _assembled(
     total = max(1, len(entries.keys))
     idf = InverseFrequency(tables.line_counts, total)
     starts = list(accumulate(lines, initial=0))
+    masses = LineMasses(entries.token_sets, idf)
     return MatchIndex(
         references=refs,
         entry_keys=entries.keys,
@@ -264,8 +265,9 @@ def _assembled(
         entry_kinds=entries.kinds,
         entry_levels=entries.levels,
         entry_weights=LineWeights(entries.token_sets, idf),
-        entry_masses=LineMasses(entries.token_sets, idf),
+        entry_masses=masses,
         entry_chars=LineChars(entries.keys, entries.token_sets),
+        line_arrays=LineArrays(entries.refs, entries.kinds, masses),
         postings=LinePostings(tables.token_holders, pieces, positions, starts),
         idf=idf,
         keywords=entries.keywords,
@@ -290,22 +292,14 @@ def warm(index: MatchIndex) -> None:
 
 
 def _warmed(index: MatchIndex) -> None:
-    for view in (index.idf, index.keyword_weights, index.keyword_postings, index.code_paths):
-        if isinstance(view, _Keyed):
-            view.fill()
-    if isinstance(index.postings, LinePostings):
-        index.postings.fill_from(_token_sets(index))
-    for lines in (index.entry_masses, index.entry_chars):
-        if isinstance(lines, _PerEntry):
-            lines.fill()
-
-
-def _token_sets(index: MatchIndex) -> tuple[frozenset[str], ...]:
-    """The informative tokens of each of the index's lines (what its weights are read from)."""
-    weights = index.entry_weights
-    if not isinstance(weights, LineWeights):
-        raise TypeError("an index built by build_index reads its weights from LineWeights")
-    return weights.token_sets
+    for view in (index.idf, index.keyword_weights):
+        view.fill()
+    index.postings.fill_from(index.entry_weights.token_sets)
+    for numbered in (index.postings, index.keyword_postings, index.code_paths):
+        numbered.fill_arrays()
+    index.entry_masses.fill()
+    index.entry_chars.fill()
+    index.line_arrays.fill()
 
 
 def _joined(parts: Iterable[Iterable[T]]) -> tuple[T, ...]:

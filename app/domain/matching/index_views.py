@@ -12,8 +12,12 @@ from __future__ import annotations
 import math
 from abc import abstractmethod
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from functools import cached_property
 from types import MappingProxyType
 from typing import Generic, TypeVar, cast, overload
+
+import numpy as np
+from numpy.typing import NDArray
 
 from app.domain.matching.index_tables import ReferencePieces
 
@@ -94,7 +98,11 @@ class InverseFrequency(_Keyed[float]):
     def _work_out(self, token: str) -> float:
         return math.log(1 + self._total / self._counts[token]) / self._scale
 
-    def get(self, token: str, default: float | None = None) -> float | None:  # type: ignore[override]
+    @overload  # type: ignore[override]
+    def get(self, token: str) -> float | None: ...
+    @overload
+    def get(self, token: str, default: float) -> float: ...
+    def get(self, token: str, default: float | None = None) -> float | None:
         return self[token] if token in self._counts else default
 
 
@@ -122,6 +130,11 @@ class _PerEntry(Sequence[T]):
 
     def __len__(self) -> int:
         return len(self._memo)
+
+    def values(self) -> list[T]:
+        """Every line's value, in line order (all worked out first)."""
+        self.fill()
+        return cast(list[T], self._memo)  # no None left
 
     def fill(self) -> None:
         """Work out every line's value now (what a load does before the first query would)."""
@@ -217,7 +230,31 @@ class LineChars(_PerEntry[tuple[int, int]]):
         return total, total - sum(map(len, held)) - len(held)
 
 
-class LinePostings(_Keyed[frozenset[int]]):
+class _Numbered(_Keyed[frozenset[int]]):
+    """A view whose values are sets of index numbers, each also kept as an array (for
+    sums over thousands of them at once, `np.bincount`)."""
+
+    def __init__(self, keys: Mapping[str, object]) -> None:
+        super().__init__(keys)
+        self._arrays: dict[str, NDArray[np.intp]] = {}
+
+    def array(self, key: str) -> NDArray[np.intp] | None:
+        """The numbers of `key`, in the order its set iterates; None when it has none."""
+        found = self._arrays.get(key)
+        if found is None:
+            numbers = self.get(key)
+            if numbers is None:
+                return None
+            found = self._arrays[key] = np.fromiter(numbers, dtype=np.intp, count=len(numbers))
+        return found
+
+    def fill_arrays(self) -> None:
+        """Every key's array, now (`fill` first)."""
+        for key in self.fill():
+            self.array(key)
+
+
+class LinePostings(_Numbered):
     """Each token's message lines, by index number, from the references holding it."""
 
     def __init__(
@@ -254,7 +291,7 @@ class LinePostings(_Keyed[frozenset[int]]):
         self._memo.update((token, frozenset(found)) for token, found in lines.items())
 
 
-class Owners(_Keyed[frozenset[int]]):
+class Owners(_Numbered):
     """Each key's references, by index number, from their ids."""
 
     def __init__(self, holders: Mapping[str, frozenset[str]], positions: Mapping[str, int]):
@@ -264,6 +301,43 @@ class Owners(_Keyed[frozenset[int]]):
 
     def _work_out(self, key: str) -> frozenset[int]:
         return frozenset(map(self._positions.__getitem__, self._holders[key]))
+
+
+class LineArrays:
+    """The index's lines as arrays, for bounds over thousands of lines at once: each
+    line's reference (by index number), whether it is a healthy line, and its IDF mass;
+    each built whole on first reading."""
+
+    def __init__(self, refs: Sequence[int], kinds: Sequence[str], masses: LineMasses) -> None:
+        self._refs, self._kinds, self._masses = refs, kinds, masses
+
+    @cached_property
+    def refs(self) -> NDArray[np.intp]:
+        return np.array(self._refs, dtype=np.intp)
+
+    @cached_property
+    def healthy(self) -> NDArray[np.bool_]:
+        return np.array([kind == "healthy" for kind in self._kinds], dtype=np.bool_)
+
+    @cached_property
+    def masses(self) -> NDArray[np.float64]:
+        return np.array(self._masses.values(), dtype=np.float64)
+
+    def fill(self) -> None:
+        """Build every array now."""
+        _ = (self.refs, self.healthy, self.masses)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, LineArrays) and all(
+            np.array_equal(mine, theirs)
+            for mine, theirs in zip(
+                (self.refs, self.healthy, self.masses),
+                (other.refs, other.healthy, other.masses),
+                strict=True,
+            )
+        )
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 def lines_of(values: Sequence[T], entries: Sequence[int]) -> list[T]:

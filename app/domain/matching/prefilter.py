@@ -8,7 +8,9 @@ every line at once. A line sharing no informative token has coverage 0 and is no
 (`score_line` drops it whatever its token set), so the lines found here are all there is to
 compare, and comparing them highest coverage first finds the best ones soonest.
 
-Reads from the index: `postings`, `idf`, `unknown_idf` and `entry_masses`.
+Reads from the index: `postings`, `idf`, `unknown_idf` and `entry_masses`. A query whose
+tokens thousands of lines hold sums them with `np.bincount` (`shared_array`), which adds
+each line's weights in the order given: the same floats as the loop, at C speed.
 """
 
 from __future__ import annotations
@@ -17,19 +19,39 @@ import heapq
 import math
 from collections.abc import Callable, Collection, Sequence
 from itertools import repeat
+from typing import cast
+
+import numpy as np
+from numpy.typing import NDArray
 
 from app.domain.matching.index import MatchIndex
 from app.domain.matching.tokens import informative
+
+# From this many (number, weight) pairs on, sums are added up with np.bincount (`summed`):
+# about 20 us to start, against about 0.1 us a pair one by one.
+ARRAYS_FROM = 512
 
 
 def shared_masses(index: MatchIndex, query: Sequence[str]) -> dict[int, float]:
     """The IDF mass each message line shares with the query's informative tokens, for the
     lines sharing any; summed in `query` order, as a line's own weights would be."""
+    return summed_lines(held_postings(index, query))
+
+
+Held = list[tuple[str, frozenset[int], float]]  # a token, the lines holding it, its IDF
+
+
+def held_postings(index: MatchIndex, query: Sequence[str]) -> Held:
+    """The query's tokens some line holds, in `query` order, with their lines and IDF."""
+    postings, idf = index.postings, index.idf
+    return [(token, lines, idf[token]) for token in query if (lines := postings.get(token))]
+
+
+def summed_lines(held: Held) -> dict[int, float]:
+    """Each line's sum of the IDF of the tokens it holds, added in the order given."""
     shared: dict[int, float] = {}
-    for token in query:
-        entries = index.postings.get(token)
-        if entries is not None:
-            add_to_each(shared, entries, index.idf[token])
+    for _, lines, weight in held:
+        add_to_each(shared, lines, weight)
     return shared
 
 
@@ -39,10 +61,35 @@ def add_to_each(sums: dict[int, float], keys: Collection[int], weight: float) ->
     sums.update(zip(keys, map(weight.__radd__, map(sums.get, keys, repeat(0.0))), strict=True))
 
 
+def shared_array(index: MatchIndex, held: Held) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
+    """`summed_lines` as arrays: the lines sharing any token, in line order, and the mass
+    each shares (the same floats: np.bincount adds in the order given)."""
+    postings = index.postings
+    arrays = [(postings.array(token), weight) for token, _, weight in held]
+    sums = summed([(lines, weight) for lines, weight in arrays if lines is not None], 0)
+    lines = np.flatnonzero(sums)  # an IDF is never 0: a line holding a token sums over 0
+    return lines, sums[lines]
+
+
+def summed(numbered: Sequence[tuple[NDArray[np.intp], float]], size: int) -> NDArray[np.float64]:
+    """Each number's sum of the weights of the arrays holding it (at least `size` of them),
+    added in the order given, as a loop over them would add them."""
+    if not numbered:
+        return np.zeros(size)
+    numbers = np.concatenate([found for found, _ in numbered])
+    weights = np.repeat([weight for _, weight in numbered], [len(found) for found, _ in numbered])
+    return cast(NDArray[np.float64], np.bincount(numbers, weights=weights, minlength=size))
+
+
+def query_tokens(key: str) -> tuple[str, ...]:
+    """A query key's informative tokens, each once."""
+    return tuple(set(informative(key.split())))
+
+
 def query_of(index: MatchIndex, key: str) -> tuple[tuple[str, ...], dict[int, float], float]:
     """A query key's informative tokens, the mass each message line shares with them, and
     their own mass; no tokens when the key has none or the index no line."""
-    query = tuple(set(informative(key.split())))
+    query = query_tokens(key)
     if not query or not index.entry_keys:
         return (), {}, 0.0
     return query, shared_masses(index, query), query_mass(index, query)
@@ -67,13 +114,15 @@ def by_coverage(index: MatchIndex, shared: dict[int, float], mass: float) -> lis
 def walk(
     entries: Sequence[int],
     bounds: Sequence[float],
+    order: Sequence[int],
     tighter: Callable[[list[int], float], list[float]],
     compare: Callable[[list[int]], None],
     needed: Callable[[], float],
     first: int,
     most: int,
 ) -> float:
-    """Compare lines highest bound first, looking at `first` of them and then twice as many
+    """Compare lines highest bound first (`order`: positions in `entries` by falling bound,
+    ties in their order), looking at `first` of them and then twice as many
     each time, until no line left has a bound that reaches `needed()` (asked after each
     batch: what was found raises or lowers it), or `most` have been looked at. A line
     looked at gets a tighter bound (`tighter`, given the need: each at most its bound, and
@@ -81,7 +130,6 @@ def walk(
     one passed over is compared when the need falls to it. Returns a bar every line whose
     bound reaches was compared: the last need, or the highest bound left out past `most`.
     """
-    order = sorted(range(len(entries)), key=bounds.__getitem__, reverse=True)
     end = min(most, len(order))
     passed: list[tuple[float, int]] = []  # looked at, not compared: (-tighter bound, entry)
     position, size = 0, first

@@ -34,12 +34,14 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+from numpy.typing import NDArray
 from rapidfuzz import fuzz, process
 
 from app.domain.matching.context import AGREE_STEP, MAX_LIFT, QueryContext, context_adjustment
 from app.domain.matching.evidence import Level
 from app.domain.matching.index import MatchIndex
-from app.domain.matching.prefilter import add_to_each, by_coverage, coverage, query_of
+from app.domain.matching.prefilter import ARRAYS_FROM, by_coverage, coverage, query_of, summed
 
 # When a match is confident. Chosen on the labelled set (tests/data/labelled: 107 lines of
 # 15 references, 29 unrelated lines; tests/content/test_labelled_set.py). The best score of
@@ -301,7 +303,8 @@ class Scorer:
         # query touches thousands of references at 10,000, and the rest overlap by 0).
         postings = index.keyword_postings
         self.held = sorted(stem for stem in stems if stem in postings)
-        self._overlaps: dict[int, float] | None = None
+        self._sums: list[float] | None = None
+        self._gaps: NDArray[np.float64] | None = None
         # What keywords and code paths can add for any reference of this query, and the
         # most its context can lift one (each field that agrees lifts by AGREE_STEP).
         overlap = min(
@@ -320,22 +323,44 @@ class Scorer:
         """How much the query shares with the reference's title, tags and summary, and what."""
         return keyword_overlap(self.index, ref, self.stems)
 
-    def keyword_sums(self) -> dict[int, float]:
-        """The summed weight of the query's stems each reference holds (for those that hold
-        any), as keyword_overlap sums it."""
-        if self._overlaps is None:
-            sums: dict[int, float] = {}
-            for stem in self.held:
-                add_to_each(
-                    sums, self.index.keyword_postings[stem], self.index.keyword_weights[stem]
-                )
-            self._overlaps = sums
-        return self._overlaps
+    def keyword_sums(self) -> list[float]:
+        """The summed weight of the query's stems each reference holds, by index number (0
+        for one holding none), as keyword_overlap sums it: in `held` order, one by one or
+        (for thousands of references) with `summed`, which adds in the same order."""
+        if self._sums is None:
+            postings, weights = self.index.keyword_postings, self.index.keyword_weights
+            size = len(self.index.references)
+            if sum(len(postings[stem]) for stem in self.held) < ARRAYS_FROM:
+                sums = [0.0] * size
+                for stem in self.held:
+                    weight = weights[stem]
+                    for ref in postings[stem]:
+                        sums[ref] += weight
+                self._sums = sums
+            else:
+                held = [(postings.array(stem), weights[stem]) for stem in self.held]
+                found = [(refs, weight) for refs, weight in held if refs is not None]
+                self._sums = summed(found, size).tolist()
+        return self._sums
+
+    def gaps(self) -> NDArray[np.float64]:
+        """`gap` of every reference at once, for bounds over thousands of lines. Without
+        code paths it is the keyword share alone, read inline (a bound: rounded a hair
+        differently from the score, which CEILING_SLACK covers)."""
+        if self._gaps is None:
+            sums = np.array(self.keyword_sums())
+            if self.code_paths:
+                code = np.zeros(len(sums))
+                code[list(self.code_paths)] = CODE_PATH_WEIGHT
+                self._gaps = KEYWORD_WEIGHT * np.minimum(1.0, sums / KEYWORD_SATURATION) + code
+            else:
+                per_weight = KEYWORD_WEIGHT / KEYWORD_SATURATION
+                self._gaps = np.where(sums < KEYWORD_SATURATION, sums * per_weight, KEYWORD_WEIGHT)
+        return self._gaps
 
     def overlap(self, ref: int) -> float:
         """keyword_overlap's share, the same float, read from one table for all references."""
-        total = self.keyword_sums().get(ref)
-        return 0.0 if total is None else min(1.0, total / KEYWORD_SATURATION)
+        return min(1.0, self.keyword_sums()[ref] / KEYWORD_SATURATION)
 
     def gap(self, ref: int) -> float:
         """The share of the gap to 1 that keywords and code paths fill (`base`)."""

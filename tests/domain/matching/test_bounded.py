@@ -18,7 +18,7 @@ from app.domain.matching.index import MatchIndex, build_index, comparison_key
 from app.domain.matching.labelled import read_labelled
 from app.domain.matching.match import match_text
 from app.domain.matching.normalize import normalize_line
-from app.domain.matching.prefilter import query_mass, shared_masses
+from app.domain.matching.prefilter import held_postings, query_mass, shared_array, shared_masses
 from app.domain.matching.tokens import informative, keyword_stems
 from app.domain.references.folder import read_folder
 
@@ -91,7 +91,12 @@ def test_a_bound_under_the_scores_changes_answers(
 
 
 @pytest.mark.parametrize("context", CONTEXTS, ids=["no-context", "serving", "training"])
-def test_ceilings_are_over_every_score(index: MatchIndex, context: RunContext | None) -> None:
+@pytest.mark.parametrize("arrays_from", [0, rank.ARRAYS_FROM], ids=["bincount", "as-shipped"])
+def test_ceilings_are_over_every_score(
+    index: MatchIndex, context: RunContext | None, arrays_from: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Keyword sums added up one by one or with np.bincount: the same floats either way.
+    monkeypatch.setattr(rank, "ARRAYS_FROM", arrays_from)
     query = QueryContext.of(context, {})
     for key in KEYS[::3]:
         stems = keyword_stems(informative(key.split()))
@@ -157,7 +162,15 @@ def test_each_lines_bounds_are_over_its_score(
         entries = list(shared)
         tighter = bounded._Tighter(index, scorer, key, query, shared, mass)
         bounds = dict(zip(entries, tighter(entries, 2.0), strict=True))  # none over 2
-        loose = dict(zip(entries, bounded._bounds(index, scorer, shared, mass), strict=True))
+        lines, sums = shared_array(index, held_postings(index, query))
+        assert lines.tolist() == sorted(entries)
+        loose = dict(
+            zip(
+                lines.tolist(),
+                bounded._ceilings(index, scorer, lines, sums, mass, 1.0).tolist(),
+                strict=True,
+            )
+        )
         for line in rank.score_line(index, key, exhaustive=True):
             assert line.similarity <= bounds[line.entry]
             assert scorer.raw(line.ref, line.similarity) <= bounds[line.entry]

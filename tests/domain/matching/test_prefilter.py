@@ -16,7 +16,9 @@ from app.domain.matching.prefilter import (
     add_to_each,
     by_coverage,
     coverage,
+    held_postings,
     query_mass,
+    shared_array,
     shared_masses,
     walk,
 )
@@ -44,6 +46,15 @@ def test_the_shared_mass_is_what_each_lines_own_weights_give(index: MatchIndex) 
             for entry, weights in enumerate(index.entry_weights)
         }
         assert shared_masses(index, query) == {e: mass for e, mass in own.items() if mass}
+
+
+def test_the_shared_array_holds_the_same_floats_in_line_order(index: MatchIndex) -> None:
+    for key in KEYS:
+        query = _query(key)
+        lines, sums = shared_array(index, held_postings(index, query))
+        shared = shared_masses(index, query)
+        assert lines.tolist() == sorted(shared)
+        assert sums.tolist() == [shared[e] for e in sorted(shared)]  # equal, not just close
 
 
 def test_lines_come_highest_coverage_first_then_by_position(index: MatchIndex) -> None:
@@ -105,7 +116,8 @@ def _walked(
     def tightened(looked: list[int], need: float) -> list[float]:
         return [tight[entry] for entry in looked]
 
-    bar = walk(entries, bounds, tightened, compared.extend, lambda: next(asked), 2, most)
+    order = sorted(range(len(bounds)), key=bounds.__getitem__, reverse=True)
+    bar = walk(entries, bounds, order, tightened, compared.extend, lambda: next(asked), 2, most)
     return compared, bar
 
 
