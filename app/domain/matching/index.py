@@ -38,6 +38,7 @@ from app.domain.matching.index_views import (
 from app.domain.matching.next_steps import CardChecks
 from app.domain.references.document import MessageKind, Reference
 from app.domain.references.graph import symptom_causes
+from app.domain.references.values import compile_slots
 
 T = TypeVar("T")
 
@@ -284,9 +285,10 @@ def _assembled(
 
 
 def warm(index: MatchIndex) -> None:
-    """Work out now every view a query reads: the first queries after a load would
-    otherwise pay for them (a token held by thousands of lines costs milliseconds the first
-    time; see bench/README.md). Each value is the one a query would have worked out."""
+    """Work out now every view a query reads, and compile the patterns that read the
+    messages' values (when they all fit in their cache): the first queries after a load
+    would otherwise pay for them (a token held by thousands of lines costs milliseconds the
+    first time; see bench/README.md). Each value is the one a query would have worked out."""
     with collector_paused():
         _warmed(index)
 
@@ -300,6 +302,7 @@ def _warmed(index: MatchIndex) -> None:
     index.entry_masses.fill()
     index.entry_chars.fill()
     index.line_arrays.fill()
+    compile_slots({slot for ref in index.references for m in ref.messages for slot in m.slots})
 
 
 def _joined(parts: Iterable[Iterable[T]]) -> tuple[T, ...]:

@@ -14,6 +14,7 @@ from paths import REFERENCES
 from app.domain.matching.index import IndexCache, MatchIndex, build_index, warm
 from app.domain.matching.match import match_text
 from app.domain.matching.scan import scan_log
+from app.domain.references import values
 from app.domain.references.document import Message, Reference
 from app.domain.references.folder import read_folder
 
@@ -175,3 +176,17 @@ def test_warming_leaves_the_collector_as_it_found_it(references: list[Reference]
     index = build_index(references[:3])
     warm(index)
     assert gc.isenabled()
+
+
+def test_warming_compiles_the_value_patterns_when_they_all_fit(
+    references: list[Reference], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    slots = {slot for ref in references for m in ref.messages for slot in m.slots}
+    assert slots
+    values._slot_regex.cache_clear()
+    warm(build_index(references))
+    assert values._slot_regex.cache_info().currsize == len(slots)
+    values._slot_regex.cache_clear()
+    monkeypatch.setattr(values, "SLOT_PATTERNS_KEPT", len(slots) - 1)
+    warm(build_index(references))
+    assert values._slot_regex.cache_info().currsize == 0  # more than fit: left to the queries
