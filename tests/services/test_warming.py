@@ -84,14 +84,16 @@ def test_each_load_hands_its_index_to_the_warming_thread(
     recorder.release.set()
     monkeypatch.setattr(warming, "warm", recorder)
     library = open_library(settings)
-    assert library.warmer.wait(WAIT_S)
-    assert recorder.warmed == [library.catalog.index]
-    path = settings.references_dir / "stuck-rank.md"
-    path.write_text(path.read_text().replace("A dead host.", "Pulled from git."))
-    assert library.poll() == "reloaded"
-    assert library.warmer.wait(WAIT_S)
-    assert recorder.warmed[-1] is library.catalog.index
-    library.close()
+    try:
+        assert library.warmer.wait(WAIT_S)
+        assert recorder.warmed == [library.catalog.index]
+        path = settings.references_dir / "stuck-rank.md"
+        path.write_text(path.read_text().replace("A dead host.", "Pulled from git."))
+        assert library.poll() == "reloaded"
+        assert library.warmer.wait(WAIT_S)
+        assert recorder.warmed[-1] is library.catalog.index
+    finally:
+        library.close()
 
 
 def test_a_closed_warmer_takes_no_more_indexes(

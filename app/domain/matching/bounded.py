@@ -220,7 +220,7 @@ def _that_can_count(scorer: Scorer, best: dict[int, Found], bar: float) -> dict[
 
 class _Tighter:
     """Tighter bounds for the lines the walk reaches: each line's token set ratio at its
-    own bound (`ratio_bound`) where `_bounds` takes it at 1."""
+    own bound (`ratio_bound`) where the walk's order takes it at 1 (`_ceilings`)."""
 
     def __init__(
         self,
@@ -239,7 +239,7 @@ class _Tighter:
         self.other = self.whole - sum(self.sizes.values())
 
     def __call__(self, entries: list[int], need: float) -> list[float]:
-        """Bounds for these lines, each at most its `_bounds` one and under `need` only
+        """Bounds for these lines, each at most its bound at a ratio of 1 and under `need` only
         when the line cannot reach it: a line whose length alone leaves it over the need
         is compared either way, so what its tokens share is not worked out."""
         chars = self.index.entry_chars.of(entries)

@@ -285,15 +285,14 @@ def _assembled(
 
 
 def warm(index: MatchIndex) -> None:
-    """Work out now every view a query reads, and compile the patterns that read the
-    messages' values (when they all fit in their cache): the first queries after a load
-    would otherwise pay for them (a token held by thousands of lines costs milliseconds the
-    first time; see bench/README.md). Each value is the one a query would have worked out."""
-    with collector_paused():
-        _warmed(index)
-
-
-def _warmed(index: MatchIndex) -> None:
+    """Work out now the views every query reads (IDF, keyword weights, each token's lines,
+    each stem's and code path's references, each line's mass and characters, the line
+    arrays), and compile the patterns that read the messages' values when they all fit
+    in their cache: the first queries after a load would otherwise pay for them (a token
+    held by thousands of lines costs milliseconds the first time; see bench/README.md).
+    Each value is the one a query would have worked out. What only some answers read
+    (line weights, card checks, a symptom's causes) stays worked out on demand. The
+    collector is left on: this runs beside requests, whose builds pause it."""
     for view in (index.idf, index.keyword_weights):
         view.fill()
     index.postings.fill_from(index.entry_weights.token_sets)

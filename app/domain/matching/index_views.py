@@ -250,7 +250,8 @@ class _Numbered(_Keyed[frozenset[int]]):
 
     def fill_arrays(self) -> None:
         """Every key's array, now (`fill` first)."""
-        for key in self.fill():
+        self.fill()
+        for key in list(self._keys):
             self.array(key)
 
 
@@ -288,7 +289,8 @@ class LinePostings(_Numbered):
         for entry, tokens in enumerate(token_sets):
             for held in map(lines.__getitem__, tokens):
                 held.append(entry)
-        self._memo.update((token, frozenset(found)) for token, found in lines.items())
+        known = self._memo  # what a query already worked out stays the very same set
+        known.update((t, frozenset(found)) for t, found in lines.items() if t not in known)
 
 
 class Owners(_Numbered):
@@ -338,13 +340,6 @@ class LineArrays:
         )
 
     __hash__ = None  # type: ignore[assignment]
-
-
-def lines_of(values: Sequence[T], entries: Sequence[int]) -> list[T]:
-    """`[values[entry] for entry in entries]`, at C speed for a view worked out per line."""
-    if isinstance(values, _PerEntry):
-        return values.of(entries)
-    return [values[entry] for entry in entries]
 
 
 class Computed(Mapping[K, V]):

@@ -103,7 +103,10 @@ def test_ceilings_are_over_every_score(
         scorer = rank.Scorer(index, stems, query, {0: "torch/distributed", 5: "vllm/worker"})
         for ref in range(len(index.references)):
             assert scorer.overlap(ref) == rank.keyword_overlap(index, ref, stems)[0]
-            assert scorer.gap(ref) == scorer.base(ref, 0.0)
+            assert scorer.gap(ref) == scorer.base(ref, 0.0) == scorer.gaps()[ref]
+            plain = rank.Scorer(index, stems, query)  # no code paths: the share read inline
+            assert plain.gaps()[ref] == pytest.approx(plain.gap(ref), rel=1e-12, abs=0)
+            assert plain.gap(ref) <= plain.gaps()[ref] * rank.CEILING_SLACK
             for similarity in (0.0, 0.1, 0.35, 0.5, 0.77, 1.0):
                 assert scorer.raw(ref, similarity) <= scorer.ceiling(similarity)
 

@@ -15,7 +15,6 @@ from app.domain.matching.index_views import (
     Owners,
     PerReference,
     Sizes,
-    lines_of,
 )
 
 
@@ -46,13 +45,6 @@ def test_line_chars_measure_each_distinct_token_and_a_separator() -> None:
     assert chars[0] == (25, 7)
     assert chars.of([1, 0]) == [(11, 0), (25, 7)]
     assert chars.of([1, 0]) == [chars[1], chars[0]]  # read from what is remembered
-
-
-def test_lines_of_reads_a_view_or_any_sequence() -> None:
-    idf = InverseFrequency({"nccl": 1, "error": 2}, total=2)
-    masses = LineMasses((frozenset({"nccl"}), frozenset({"error"})), idf)
-    assert lines_of(masses, [1, 0, 1]) == [math.log(2), math.log(3), math.log(2)]
-    assert lines_of((5, 6, 7), [2, 0]) == [7, 5]
 
 
 def line(*keys: str) -> ReferencePieces:
@@ -118,9 +110,10 @@ def test_filled_views_hold_what_reading_them_works_out() -> None:
     }
     token_sets = (*pieces["b"].token_sets, *pieces["a"].token_sets)  # b first, then a
     read, filled = (LinePostings(holders, pieces, {"b": 0, "a": 1}, [0, 1, 3]) for _ in "ab")
-    assert read["abort"] == {0, 2}  # one worked out before the fill: kept
-    filled["abort"]
+    assert read["abort"] == {0, 2}
+    before = filled["abort"]
     filled.fill_from(token_sets)
+    assert filled["abort"] is before  # one worked out before the fill: kept
     assert {t: list(filled[t]) for t in holders} == {t: list(read[t]) for t in holders}
     idf = InverseFrequency({"nccl": 2, "abort": 2, "timeout": 1, "cuda": 1}, total=3)
     assert idf.fill() == {t: idf[t] for t in holders}
