@@ -51,13 +51,12 @@ from app.domain.matching.rank import (
     Found,
     LineScore,
     LineScores,
-    Scored,
-    Scorer,
     better,
     compare_lines,
     line_scores,
     similarity_bound,
 )
+from app.domain.matching.scorer import Scored, Scorer
 
 # At most this share of the index's message lines, and at least MIN_LOOKED_AT, are looked
 # at for one query line, highest bound first. Only a line that matches nothing well gets

@@ -17,7 +17,11 @@ from app.domain.matching.candidates import PasteEvidence, rank_candidates
 from app.domain.matching.context import QueryContext, context_gates
 from app.domain.matching.evidence import quieter
 from app.domain.matching.index import MatchIndex
-from app.domain.matching.rank import CONFIDENT_THRESHOLD, LineScore, LineScores, Scored, Scorer
+from app.domain.matching.rank import (
+    CONFIDENT_THRESHOLD,
+    LineScore,
+    LineScores,
+)
 from app.domain.matching.results import (
     CandidateMatch,
     CheckHint,
@@ -26,6 +30,7 @@ from app.domain.matching.results import (
     MessageMatch,
     ValueVerdict,
 )
+from app.domain.matching.scorer import Scored, Scorer
 from app.domain.references.document import Message, Reference
 from app.domain.references.values import (
     Value,

@@ -23,11 +23,10 @@ from app.domain.matching.rank import (
     MAX_MATCH_LINES,
     MIN_REPORT_SCORE,
     LineScores,
-    Scored,
-    Scorer,
     score_line,
 )
 from app.domain.matching.results import HealthyLine, MatchResult
+from app.domain.matching.scorer import Scored, Scorer
 from app.domain.matching.tokens import informative, keyword_stems
 from app.errors import LogTooLarge
 

@@ -28,7 +28,7 @@ from app.domain.matching.index import MatchIndex
 from app.domain.matching.tokens import informative
 
 # From this many (reference, stem) pairs on, a query's keyword sums are added up with
-# np.bincount (`summed`, `rank.Scorer.keyword_sums`): about 20 us to start, against about
+# np.bincount (`summed`, `scorer.Scorer.keyword_sums`): about 20 us to start, against about
 # 0.05 us a pair one by one. (Shared masses switch at `bounded.COMPARE_ALL_BELOW`: below
 # it every line is compared and the loop's dict is what the comparing reads.)
 ARRAYS_FROM = 512

@@ -35,8 +35,6 @@ from app.domain.matching.rank import (
     CONFIDENT_THRESHOLD,
     LineScore,
     LineScores,
-    Scored,
-    Scorer,
     score_line,
 )
 from app.domain.matching.ranks import Attribution, LineLabels, attribute, log_ranks
@@ -47,6 +45,7 @@ from app.domain.matching.results import (
     ScanHit,
     ScanResult,
 )
+from app.domain.matching.scorer import Scored, Scorer
 from app.domain.matching.story import diagnose
 from app.domain.matching.tokens import keyword_stems
 from app.domain.matching.unmatched import unrecognised_lines

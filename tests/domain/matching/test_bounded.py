@@ -13,6 +13,7 @@ from paths import LABELLED, REFERENCES
 from rapidfuzz import fuzz
 
 from app.domain.matching import bounded, rank
+from app.domain.matching import scorer as scoring
 from app.domain.matching.context import QueryContext, RunContext
 from app.domain.matching.index import MatchIndex, build_index, comparison_key
 from app.domain.matching.labelled import read_labelled
@@ -91,20 +92,20 @@ def test_a_bound_under_the_scores_changes_answers(
 
 
 @pytest.mark.parametrize("context", CONTEXTS, ids=["no-context", "serving", "training"])
-@pytest.mark.parametrize("arrays_from", [0, rank.ARRAYS_FROM], ids=["bincount", "as-shipped"])
+@pytest.mark.parametrize("arrays_from", [0, scoring.ARRAYS_FROM], ids=["bincount", "as-shipped"])
 def test_ceilings_are_over_every_score(
     index: MatchIndex, context: RunContext | None, arrays_from: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Keyword sums added up one by one or with np.bincount: the same floats either way.
-    monkeypatch.setattr(rank, "ARRAYS_FROM", arrays_from)
+    monkeypatch.setattr(scoring, "ARRAYS_FROM", arrays_from)
     query = QueryContext.of(context, {})
     for key in KEYS[::3]:
         stems = keyword_stems(informative(key.split()))
-        scorer = rank.Scorer(index, stems, query, {0: "torch/distributed", 5: "vllm/worker"})
+        scorer = scoring.Scorer(index, stems, query, {0: "torch/distributed", 5: "vllm/worker"})
         for ref in range(len(index.references)):
-            assert scorer.overlap(ref) == rank.keyword_overlap(index, ref, stems)[0]
+            assert scorer.overlap(ref) == scoring.keyword_overlap(index, ref, stems)[0]
             assert scorer.gap(ref) == scorer.base(ref, 0.0) == scorer.gaps()[ref]
-            plain = rank.Scorer(index, stems, query)  # no code paths: the share read inline
+            plain = scoring.Scorer(index, stems, query)  # no code paths: the share read inline
             assert plain.gaps()[ref] == pytest.approx(plain.gap(ref), rel=1e-12, abs=0)
             assert plain.gap(ref) <= plain.gaps()[ref] * rank.CEILING_SLACK
             for similarity in (0.0, 0.1, 0.35, 0.5, 0.77, 1.0):
@@ -159,7 +160,7 @@ def test_each_lines_bounds_are_over_its_score(
 ) -> None:
     for key in KEYS:
         stems = keyword_stems(informative(key.split()))
-        scorer = rank.Scorer(index, stems, QueryContext.of(CONTEXTS[1], {}), code_paths)
+        scorer = scoring.Scorer(index, stems, QueryContext.of(CONTEXTS[1], {}), code_paths)
         query = tuple(set(informative(key.split())))
         shared, mass = shared_masses(index, query), query_mass(index, query)
         entries = list(shared)
@@ -183,7 +184,7 @@ def test_each_lines_bounds_are_over_its_score(
 @pytest.mark.usefixtures("small_batches")
 def test_a_line_left_out_is_scored_as_comparing_every_line_scores_it(index: MatchIndex) -> None:
     assert list(index.entry_refs) == sorted(index.entry_refs)  # best_line bisects them
-    paste = bounded.PasteBar(rank.Scorer(index, set(), QueryContext.of(None, {})), 5, 0.05, {})
+    paste = bounded.PasteBar(scoring.Scorer(index, set(), QueryContext.of(None, {})), 5, 0.05, {})
     left_out = 0
     for key in KEYS:
         fast = bounded.search_line(index, key, paste)
