@@ -7,6 +7,7 @@ Context lifts or lowers a reference's score a little; it never makes a match on 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -261,6 +262,38 @@ def context_adjustment(reference: Reference, fields: dict[str, str]) -> tuple[fl
     agree = sum(1 for agrees, _ in verdicts if agrees)
     offset = agree * AGREE_STEP - (len(verdicts) - agree) * DISAGREE_STEP
     return max(-MAX_DROP, min(MAX_LIFT, offset)), [reason for _, reason in verdicts]
+
+
+# Verdicts an index remembers, at most (past this many it forgets them all and starts again).
+VERDICTS_KEPT = 65_536
+
+Verdict = tuple[float, list[str]]  # a context_adjustment: offset and reasons, never changed
+
+
+class ContextVerdicts:
+    """Each reference's `context_adjustment` per run context, worked out once: the pastes of
+    one run share a context, and each asks it of the dozens of references it scores."""
+
+    def __init__(self, references: Sequence[Reference], kept: int = VERDICTS_KEPT) -> None:
+        self._references = references
+        self._kept = kept
+        self._found: dict[tuple[int, tuple[tuple[str, str], ...]], Verdict] = {}
+
+    def of(self, ref: int, fields: tuple[tuple[str, str], ...]) -> Verdict:
+        """The verdict of reference `ref` (by index number) for the fields, as `fields_key`
+        gives them."""
+        key = (ref, fields)
+        found = self._found.get(key)
+        if found is None:
+            if len(self._found) >= self._kept:
+                self._found = {}
+            found = self._found[key] = context_adjustment(self._references[ref], dict(fields))
+        return found
+
+
+def fields_key(fields: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    """A context's fields as `ContextVerdicts` files them: the same for the same fields."""
+    return tuple(sorted(fields.items()))
 
 
 def _framework_verdict(reference: Reference, value: str | None) -> tuple[bool, str] | None:

@@ -19,6 +19,7 @@ from operator import attrgetter, is_not
 from types import MappingProxyType
 from typing import TypeVar
 
+from app.domain.matching.context import ContextVerdicts
 from app.domain.matching.evidence import Level
 from app.domain.matching.index_pieces import comparison_key as comparison_key
 from app.domain.matching.index_pieces import made_of, pieces_of
@@ -71,6 +72,8 @@ class MatchIndex:
     positions: Mapping[str, int]
     symptom_causes: Mapping[str, frozenset[str]]
     checks: Sequence[CardChecks]  # each reference's checks as result cards offer them
+    # Each reference's context verdicts, per context asked: a memo, not what the index is.
+    verdicts: ContextVerdicts = field(compare=False)
 
     def position(self, reference_id: str | None) -> int | None:
         """The index number of a reference, by id."""
@@ -258,6 +261,7 @@ def _assembled(
     idf = InverseFrequency(tables.line_counts, total)
     starts = list(accumulate(lines, initial=0))
     masses = LineMasses(entries.token_sets, idf)
+    chars = LineChars(entries.keys, entries.token_sets)
     return MatchIndex(
         references=refs,
         entry_keys=entries.keys,
@@ -267,8 +271,8 @@ def _assembled(
         entry_levels=entries.levels,
         entry_weights=LineWeights(entries.token_sets, idf),
         entry_masses=masses,
-        entry_chars=LineChars(entries.keys, entries.token_sets),
-        line_arrays=LineArrays(entries.refs, entries.kinds, masses),
+        entry_chars=chars,
+        line_arrays=LineArrays(entries.refs, entries.kinds, masses, chars),
         postings=LinePostings(tables.token_holders, pieces, positions, starts),
         idf=idf,
         keywords=entries.keywords,
@@ -281,6 +285,7 @@ def _assembled(
         positions=positions,
         symptom_causes=Computed(lambda: symptom_causes(refs)),
         checks=PerReference(refs, CardChecks.of),
+        verdicts=ContextVerdicts(refs),
     )
 
 

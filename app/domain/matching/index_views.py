@@ -221,11 +221,11 @@ class LineChars(_PerEntry[tuple[int, int]]):
     def __init__(self, keys: tuple[str, ...], token_sets: tuple[frozenset[str], ...]) -> None:
         super().__init__(len(keys))
         self._keys = keys
-        self.token_sets = token_sets  # each line's informative tokens, for what it shares
+        self._token_sets = token_sets  # each line's informative tokens
 
     def _work_out(self, entry: int) -> tuple[int, int]:
         distinct = set(self._keys[entry].split())
-        held = self.token_sets[entry]  # the informative ones, all among them
+        held = self._token_sets[entry]  # the informative ones, all among them
         total = sum(map(len, distinct)) + len(distinct)
         return total, total - sum(map(len, held)) - len(held)
 
@@ -307,11 +307,14 @@ class Owners(_Numbered):
 
 class LineArrays:
     """The index's lines as arrays, for bounds over thousands of lines at once: each
-    line's reference (by index number), whether it is a healthy line, and its IDF mass;
+    line's reference (by index number), whether it is a healthy line, its IDF mass, and
+    its distinct tokens' characters (all of them, and those not informative: `LineChars`);
     each built whole on first reading."""
 
-    def __init__(self, refs: Sequence[int], kinds: Sequence[str], masses: LineMasses) -> None:
-        self._refs, self._kinds, self._masses = refs, kinds, masses
+    def __init__(
+        self, refs: Sequence[int], kinds: Sequence[str], masses: LineMasses, chars: LineChars
+    ) -> None:
+        self._refs, self._kinds, self._masses, self._chars = refs, kinds, masses, chars
 
     @cached_property
     def refs(self) -> NDArray[np.intp]:
@@ -325,16 +328,21 @@ class LineArrays:
     def masses(self) -> NDArray[np.float64]:
         return np.array(self._masses.values(), dtype=np.float64)
 
+    @cached_property
+    def chars(self) -> NDArray[np.intp]:
+        """One row per line: its distinct tokens' characters, and those not informative."""
+        return np.array(self._chars.values(), dtype=np.intp).reshape(-1, 2)
+
     def fill(self) -> None:
         """Build every array now."""
-        _ = (self.refs, self.healthy, self.masses)
+        _ = (self.refs, self.healthy, self.masses, self.chars)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, LineArrays) and all(
             np.array_equal(mine, theirs)
             for mine, theirs in zip(
-                (self.refs, self.healthy, self.masses),
-                (other.refs, other.healthy, other.masses),
+                (self.refs, self.healthy, self.masses, self.chars),
+                (other.refs, other.healthy, other.masses, other.chars),
                 strict=True,
             )
         )

@@ -9,7 +9,7 @@ every line at once. A line sharing no informative token has coverage 0 and is no
 compare, and comparing them highest coverage first finds the best ones soonest.
 
 Reads from the index: `postings`, `idf`, `unknown_idf` and `entry_masses`. A query whose
-tokens thousands of lines hold sums them with `np.bincount` (`shared_array`), which adds
+tokens thousands of lines hold sums them with `np.bincount` (`shared_arrays`), which adds
 each line's weights in the order given: the same floats as the loop, at C speed.
 """
 
@@ -19,7 +19,7 @@ import heapq
 import math
 from collections.abc import Callable, Collection, Sequence
 from itertools import repeat
-from typing import cast
+from typing import NamedTuple, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -62,14 +62,24 @@ def add_to_each(sums: dict[int, float], keys: Collection[int], weight: float) ->
     sums.update(zip(keys, map(weight.__radd__, map(sums.get, keys, repeat(0.0))), strict=True))
 
 
-def shared_array(index: MatchIndex, held: Held) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
-    """`summed_lines` as arrays: the lines sharing any token, in line order, and the mass
-    each shares (the same floats: np.bincount adds in the order given)."""
+class SharedArrays(NamedTuple):
+    """What each line sharing an informative token with the query shares, as arrays."""
+
+    lines: NDArray[np.intp]  # in line order
+    masses: NDArray[np.float64]  # the IDF mass shared, as `summed_lines` adds it
+    chars: NDArray[np.float64]  # the shared tokens' characters, one separator each
+
+
+def shared_arrays(index: MatchIndex, held: Held) -> SharedArrays:
+    """`summed_lines` as arrays (the same floats: np.bincount adds in the order given),
+    with the characters each line shares (`bounded.ratio_bound`)."""
     postings = index.postings
-    arrays = [(postings.array(token), weight) for token, _, weight in held]
-    sums = summed([(lines, weight) for lines, weight in arrays if lines is not None], 0)
+    arrays = [(postings.array(token), weight, len(token) + 1) for token, _, weight in held]
+    found = [(lines, weight, size) for lines, weight, size in arrays if lines is not None]
+    sums = summed([(lines, weight) for lines, weight, _ in found], 0)
     lines = np.flatnonzero(sums)  # an IDF is never 0: a line holding a token sums over 0
-    return lines, sums[lines]
+    chars = summed([(numbers, size) for numbers, _, size in found], len(sums))
+    return SharedArrays(lines, sums[lines], chars[lines])
 
 
 def summed(numbered: Sequence[tuple[NDArray[np.intp], float]], size: int) -> NDArray[np.float64]:
@@ -116,24 +126,25 @@ def by_coverage(index: MatchIndex, shared: dict[int, float], mass: float) -> lis
 def walk(
     entries: Sequence[int],
     bounds: Sequence[float],
+    tight: Sequence[float],
     order: Sequence[int],
-    tighter: Callable[[list[int], float], list[float]],
     compare: Callable[[list[int]], None],
     needed: Callable[[], float],
     first: int,
     most: int,
 ) -> float:
-    """Compare lines highest bound first (`order`: positions in `entries` by falling bound,
-    ties in their order), looking at `first` of them and then twice as many
-    each time, until no line left has a bound that reaches `needed()` (asked after each
-    batch: what was found raises or lowers it), or `most` have been looked at. A line
-    looked at gets a tighter bound (`tighter`, given the need: each at most its bound, and
-    dearer, so worked out only for these) and is compared once that reaches the need too;
-    one passed over is compared when the need falls to it. Returns a bar every line whose
-    bound reaches was compared: the last need, or the highest bound left out past `most`.
+    """Look at lines highest bound first (`order`: positions in `entries` by falling
+    `bounds`, ties in their order), `first` of them and then twice as many each time,
+    until no line left has a bound that reaches `needed()` (asked after each batch: what
+    was found raises or lowers it), or `most` have been looked at. A line looked at is
+    compared once its `tight` bound (at most its bound) reaches the need too; one passed
+    over is compared when the need falls to it. The loose bounds give the order: they
+    find the best lines soonest, which raises the need fastest. Returns a bar every line
+    whose tight bound reaches was compared: the last need, or the highest bound left out
+    past `most`.
     """
     end = min(most, len(order))
-    passed: list[tuple[float, int]] = []  # looked at, not compared: (-tighter bound, entry)
+    passed: list[tuple[float, int]] = []  # looked at, not compared: (-tight bound, entry)
     position, size = 0, first
     while True:
         need = needed()
@@ -143,12 +154,11 @@ def walk(
         stop = position
         while stop < min(position + size, end) and bounds[order[stop]] >= need:
             stop += 1
-        looked = [entries[n] for n in order[position:stop]]
-        for entry, bound in zip(looked, tighter(looked, need) if looked else (), strict=True):
-            if bound >= need:
-                batch.append(entry)
+        for n in order[position:stop]:
+            if tight[n] >= need:
+                batch.append(entries[n])
             else:
-                heapq.heappush(passed, (-bound, entry))
+                heapq.heappush(passed, (-tight[n], entries[n]))
         if stop == position and not batch:  # every line passed over is under the need
             left = bounds[order[position]] if position < len(order) else -math.inf
             return need if left < need else max(need, math.nextafter(left, math.inf))

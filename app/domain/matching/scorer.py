@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from app.domain.matching.context import AGREE_STEP, MAX_LIFT, QueryContext, context_adjustment
+from app.domain.matching.context import AGREE_STEP, MAX_LIFT, QueryContext, fields_key
 from app.domain.matching.evidence import Level
 from app.domain.matching.index import MatchIndex
 from app.domain.matching.prefilter import ARRAYS_FROM, summed
@@ -60,6 +60,7 @@ class Scorer:
         self.code_paths = code_paths or {}
         # Context verdicts per reference, shared by the scorers of one scan.
         self.offsets = {} if offsets is None else offsets
+        self._fields = fields_key(context.fields)
         # The stems some reference holds, in the order keyword_overlap sums their weights;
         # each reference's sum over them is worked out for all at once, on first need (a
         # query touches thousands of references at 10,000, and the rest overlap by 0).
@@ -76,10 +77,10 @@ class Scorer:
         self.lift = 1 + min(MAX_LIFT, AGREE_STEP * len(context.fields))
 
     def offset(self, ref: int) -> tuple[float, list[str]]:
-        if ref not in self.offsets:
-            reference = self.index.references[ref]
-            self.offsets[ref] = context_adjustment(reference, self.context.fields)
-        return self.offsets[ref]
+        found = self.offsets.get(ref)
+        if found is None:
+            found = self.offsets[ref] = self.index.verdicts.of(ref, self._fields)
+        return found
 
     def keywords(self, ref: int) -> tuple[float, list[str]]:
         """How much the query shares with the reference's title, tags and summary, and what."""

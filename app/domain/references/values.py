@@ -52,6 +52,12 @@ VALUE_PATTERNS: dict[str, str] = {
     "size": rf"((?:{_DIGITS})(?:\.\d+)?)\s*([KMGT]i?B|bytes|B)\b",
     "word": r"([\w.+-]+)",
 }
+# The same for lower-cased ASCII text (`read_values`): case-sensitive, `re` skips to a
+# pattern's literal first word at C speed, which it does not do under IGNORECASE.
+_LOWER_VALUE_PATTERNS: dict[str, str] = {
+    **VALUE_PATTERNS,
+    "size": rf"((?:{_DIGITS})(?:\.\d+)?)\s*([kmgt]i?b|bytes|b)\b",
+}
 # Text searched for values: a single message's lines, or the lines around a scan hit.
 MAX_VALUE_TEXT_CHARS = 64 * 1024
 # Literal words before a named value that are enough to find it (the rest of the line
@@ -197,25 +203,34 @@ def read_values(text: str, slots: Sequence[Slot]) -> dict[str, Value]:
     """The named values found in `text` (the first occurrence of each), by name."""
     text = text[:MAX_VALUE_TEXT_CHARS]
     # A slot's first word, any case, is in every match: on ASCII text an `in` over the
-    # text lowered once rules out most slots at C speed.
+    # text lowered once rules out most slots at C speed, and the others are searched for
+    # lower case in it (lowering ASCII moves no character).
     lowered = text.lower() if text.isascii() else None
     found: dict[str, Value] = {}
     for slot in slots:
         first = slot.prefix[0] if slot.prefix else ""
         if lowered is not None and first.isascii() and first.lower() not in lowered:
             continue
-        match = _slot_regex(slot).search(text)
+        any_case, lower = _slot_regexes(slot)
+        if lowered is not None and lower is not None:
+            match = lower.search(lowered)
+        else:
+            match = any_case.search(text)
         if match is not None:
-            value = _value(slot.kind, match)
+            value = _value(slot.kind, match, text)
             if value is not None:
                 found[slot.name] = value
     return found
 
 
 @lru_cache(maxsize=SLOT_PATTERNS_KEPT)
-def _slot_regex(slot: Slot) -> re.Pattern[str]:
-    """The slot's pattern, compiled once: every match of a message with values reads them."""
-    return re.compile(_slot_pattern(slot), re.IGNORECASE)
+def _slot_regexes(slot: Slot) -> tuple[re.Pattern[str], re.Pattern[str] | None]:
+    """The slot's pattern, compiled once (every match of a message with values reads
+    them): ignoring case, and for lower-cased ASCII text when its words are ASCII."""
+    lower = None
+    if all(word.isascii() for word in slot.prefix):
+        lower = re.compile(_slot_pattern(slot, lowered=True))
+    return re.compile(_slot_pattern(slot), re.IGNORECASE), lower
 
 
 def compile_slots(slots: Collection[Slot]) -> bool:
@@ -225,26 +240,31 @@ def compile_slots(slots: Collection[Slot]) -> bool:
     if len(slots) > SLOT_PATTERNS_KEPT:
         return False
     for slot in slots:
-        _slot_regex(slot)
+        _slot_regexes(slot)
     return True
 
 
-def _slot_pattern(slot: Slot) -> str:
-    """Escaped literal words joined by whitespace, then the value: linear to search."""
+def _slot_pattern(slot: Slot, lowered: bool = False) -> str:
+    """Escaped literal words joined by whitespace, then the value: linear to search. Its
+    words and units lower case when `lowered`, for a lower-cased text."""
     parts: list[str] = []
     for word in slot.prefix:
         if parts:
             parts.append(
                 r"\s*" if not word[0].isalnum() or not parts[-1][-1:].isalnum() else r"\s+"
             )
-        parts.append(re.escape(word))
-    return "".join(parts) + r"\s*" + VALUE_PATTERNS[slot.kind]
+        parts.append(re.escape(word.lower() if lowered else word))
+    values = _LOWER_VALUE_PATTERNS if lowered else VALUE_PATTERNS
+    return "".join(parts) + r"\s*" + values[slot.kind]
 
 
-def _value(kind: ValueType, match: re.Match[str]) -> Value | None:
+def _value(kind: ValueType, match: re.Match[str], text: str) -> Value | None:
+    """The value a match of a slot's pattern holds, read from `text` (the match may be of
+    it lowered: a word keeps its case)."""
+    start, end = match.span(1)
     if kind == "word":
-        return match.group(1)
-    number = float(match.group(1).replace(",", ""))
+        return text[start:end]
+    number = float(text[start:end].replace(",", ""))
     if not math.isfinite(number):
         return None
     if kind == "size":

@@ -9,27 +9,18 @@ from __future__ import annotations
 import random
 
 import pytest
-from paths import LABELLED, REFERENCES
+from labelled_queries import CONTEXTS, KEYS, LINES
+from paths import REFERENCES
 from rapidfuzz import fuzz
 
 from app.domain.matching import bounded, rank
 from app.domain.matching import scorer as scoring
 from app.domain.matching.context import QueryContext, RunContext
-from app.domain.matching.index import MatchIndex, build_index, comparison_key
-from app.domain.matching.labelled import read_labelled
+from app.domain.matching.index import MatchIndex, build_index
 from app.domain.matching.match import match_text
-from app.domain.matching.normalize import normalize_line
-from app.domain.matching.prefilter import held_postings, query_mass, shared_array, shared_masses
+from app.domain.matching.prefilter import held_postings, query_mass, shared_arrays, shared_masses
 from app.domain.matching.tokens import informative, keyword_stems
 from app.domain.references.folder import read_folder
-
-LINES = [line.text for line in read_labelled(LABELLED)]
-KEYS = [comparison_key(normalize_line(text)) for text in LINES]
-CONTEXTS = [
-    None,
-    RunContext(framework="vllm", phase="inference", gpu="H100", gpus=8, model="llama-3-70b"),
-    RunContext(framework="deepspeed", phase="training", notes="no torch.compile, fsdp off"),
-]
 
 
 @pytest.fixture(scope="module")
@@ -91,36 +82,20 @@ def test_a_bound_under_the_scores_changes_answers(
     assert differ > 0
 
 
-@pytest.mark.parametrize("context", CONTEXTS, ids=["no-context", "serving", "training"])
-@pytest.mark.parametrize("arrays_from", [0, scoring.ARRAYS_FROM], ids=["bincount", "as-shipped"])
-def test_ceilings_are_over_every_score(
-    index: MatchIndex, context: RunContext | None, arrays_from: int, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # Keyword sums added up one by one or with np.bincount: the same floats either way.
-    monkeypatch.setattr(scoring, "ARRAYS_FROM", arrays_from)
-    query = QueryContext.of(context, {})
-    for key in KEYS[::3]:
-        stems = keyword_stems(informative(key.split()))
-        scorer = scoring.Scorer(index, stems, query, {0: "torch/distributed", 5: "vllm/worker"})
-        for ref in range(len(index.references)):
-            assert scorer.overlap(ref) == scoring.keyword_overlap(index, ref, stems)[0]
-            assert scorer.gap(ref) == scorer.base(ref, 0.0) == scorer.gaps()[ref]
-            plain = scoring.Scorer(index, stems, query)  # no code paths: the share read inline
-            assert plain.gaps()[ref] == pytest.approx(plain.gap(ref), rel=1e-12, abs=0)
-            assert plain.gap(ref) <= plain.gaps()[ref] * rank.CEILING_SLACK
-            for similarity in (0.0, 0.1, 0.35, 0.5, 0.77, 1.0):
-                assert scorer.raw(ref, similarity) <= scorer.ceiling(similarity)
-
-
 def _ratio_bound(index: MatchIndex, key: str, entry: int) -> float:
-    """`ratio_bound` for a key and a line, measured as `_Tighter` measures them."""
+    """`ratio_bound` for a key and a line, each side measured from its own tokens."""
     distinct = set(key.split())
     query = frozenset(informative(distinct))
     whole = sum(len(token) + 1 for token in distinct)
     other = whole - sum(len(token) + 1 for token in query)
-    held = index.entry_chars.token_sets[entry]
+    assert (whole, other) == bounded.query_chars(key, tuple(query))
+    line = set(index.entry_keys[entry].split())
+    held = index.entry_weights.token_sets[entry]
+    line_whole = sum(len(token) + 1 for token in line)
+    line_other = line_whole - sum(len(token) + 1 for token in held)
+    assert (line_whole, line_other) == index.entry_chars[entry]
     shared = sum(len(token) + 1 for token in query & held)
-    return bounded.ratio_bound(whole, other, *index.entry_chars[entry], shared)
+    return float(bounded.ratio_bound(whole, other, line_whole, line_other, shared))
 
 
 def test_the_ratio_bound_is_over_every_token_set_ratio(index: MatchIndex) -> None:
@@ -154,6 +129,18 @@ def test_the_ratio_bound_holds_for_repeated_and_uninformative_tokens() -> None:
         assert fuzz.token_set_ratio(one, two) / 100 <= bound * rank.CEILING_SLACK, (one, two)
 
 
+def test_the_ratio_bound_of_many_lines_is_each_ones(index: MatchIndex) -> None:
+    for key in KEYS[::5]:
+        query = tuple(set(informative(key.split())))
+        found = shared_arrays(index, held_postings(index, query))
+        chars = index.line_arrays.chars[found.lines]
+        many = bounded.ratio_bound(
+            *bounded.query_chars(key, query), chars[:, 0], chars[:, 1], found.chars
+        )
+        one = [_ratio_bound(index, key, entry) for entry in found.lines.tolist()]
+        assert many.tolist() == one  # the same floats, not just close
+
+
 @pytest.mark.parametrize("code_paths", [{}, {0: "torch/distributed", 5: "vllm/worker"}])
 def test_each_lines_bounds_are_over_its_score(
     index: MatchIndex, code_paths: dict[int, str]
@@ -164,14 +151,14 @@ def test_each_lines_bounds_are_over_its_score(
         query = tuple(set(informative(key.split())))
         shared, mass = shared_masses(index, query), query_mass(index, query)
         entries = list(shared)
-        tighter = bounded._Tighter(index, scorer, key, query, shared, mass)
-        bounds = dict(zip(entries, tighter(entries, 2.0), strict=True))  # none over 2
-        lines, sums = shared_array(index, held_postings(index, query))
-        assert lines.tolist() == sorted(entries)
+        found = shared_arrays(index, held_postings(index, query))
+        assert found.lines.tolist() == sorted(entries)
+        tight = bounded.line_bounds(index, scorer, bounded.query_chars(key, query), found, mass)
+        bounds = dict(zip(found.lines.tolist(), tight.tolist(), strict=True))
         loose = dict(
             zip(
-                lines.tolist(),
-                bounded._ceilings(index, scorer, lines, sums, mass, 1.0).tolist(),
+                found.lines.tolist(),
+                bounded._ceilings(index, scorer, found.lines, found.masses, mass, 1.0).tolist(),
                 strict=True,
             )
         )

@@ -18,7 +18,7 @@ from app.domain.matching.prefilter import (
     coverage,
     held_postings,
     query_mass,
-    shared_array,
+    shared_arrays,
     shared_masses,
     walk,
 )
@@ -48,13 +48,16 @@ def test_the_shared_mass_is_what_each_lines_own_weights_give(index: MatchIndex) 
         assert shared_masses(index, query) == {e: mass for e, mass in own.items() if mass}
 
 
-def test_the_shared_array_holds_the_same_floats_in_line_order(index: MatchIndex) -> None:
+def test_the_shared_arrays_hold_the_same_floats_in_line_order(index: MatchIndex) -> None:
     for key in KEYS:
         query = _query(key)
-        lines, sums = shared_array(index, held_postings(index, query))
+        found = shared_arrays(index, held_postings(index, query))
         shared = shared_masses(index, query)
-        assert lines.tolist() == sorted(shared)
-        assert sums.tolist() == [shared[e] for e in sorted(shared)]  # equal, not just close
+        assert found.lines.tolist() == sorted(shared)
+        assert found.masses.tolist() == [shared[e] for e in sorted(shared)]  # equal, not close
+        for entry, chars in zip(found.lines.tolist(), found.chars.tolist(), strict=True):
+            held = set(query) & index.entry_weights.token_sets[entry]
+            assert chars == sum(len(token) + 1 for token in held)
 
 
 def test_lines_come_highest_coverage_first_then_by_position(index: MatchIndex) -> None:
@@ -104,20 +107,15 @@ def _walked(
     tighter: dict[int, float] | None = None,
 ) -> tuple[list[int], float]:
     """The lines `walk` compares (in order) against a need that takes `needs` in turn;
-    `tighter` gives some lines (by entry) a tighter bound than `bounds`."""
+    `tighter` gives some lines (by entry) a tight bound under their bound."""
     compared: list[int] = []
     asked = iter([*needs, *[needs[-1]] * 100])
     entries = [10 * n for n in range(len(bounds))]
-    tight = {
-        entry: (tighter or {}).get(entry, bound)
-        for entry, bound in zip(entries, bounds, strict=True)
-    }
-
-    def tightened(looked: list[int], need: float) -> list[float]:
-        return [tight[entry] for entry in looked]
-
+    tight = [
+        (tighter or {}).get(entry, bound) for entry, bound in zip(entries, bounds, strict=True)
+    ]
     order = sorted(range(len(bounds)), key=bounds.__getitem__, reverse=True)
-    bar = walk(entries, bounds, order, tightened, compared.extend, lambda: next(asked), 2, most)
+    bar = walk(entries, bounds, tight, order, compared.extend, lambda: next(asked), 2, most)
     return compared, bar
 
 
@@ -142,10 +140,10 @@ def test_the_walk_stops_at_most_and_says_where() -> None:
     assert 0.5 < bar < 0.5000001  # every line left out is under it, the best of them 0.5
 
 
-def test_a_line_under_the_need_by_its_tighter_bound_is_not_compared() -> None:
+def test_a_line_under_the_need_by_its_tight_bound_is_not_compared() -> None:
     bounds = [0.5, 0.9, 0.1, 0.7, 0.3, 0.8]
     compared, bar = _walked(bounds, [0.6], tighter={10: 0.2})
-    assert compared == [50, 30]  # 0.9 is 0.2 when looked at closer
+    assert compared == [50, 30]  # 0.9 is 0.2 at its tight bound
     assert bar == 0.6
 
 

@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import pytest
+from paths import LABELLED, REFERENCES
 
+from app.domain.matching.labelled import read_labelled
+from app.domain.references import values
+from app.domain.references.folder import read_folder
 from app.domain.references.values import (
     RuleError,
+    Slot,
+    Value,
     parse_rule,
     plain_template,
     read_values,
@@ -75,6 +81,39 @@ def test_words_are_read_whatever_the_alignment() -> None:
 )
 def test_a_value_is_read_whatever_the_case_of_the_words_before_it(line: str) -> None:
     assert read_values(line, template_slots(CONCURRENCY)) == {"concurrency": 7.85}
+
+
+def test_a_word_keeps_its_case_and_a_unit_any_case_is_read() -> None:
+    slots = [
+        *template_slots("Throttle: <word:reason>"),
+        *template_slots("Tried to allocate <size:requested>"),
+    ]
+    found = read_values("THROTTLE: HwSlowdown. tried TO allocate 2.5 gIb", slots)
+    assert found == {"reason": "HwSlowdown.", "requested": 2.5 * 2**30}
+
+
+def _read_any_case(text: str, slots: list[Slot]) -> dict[str, Value]:
+    """What `read_values` reads, with the case-insensitive patterns alone."""
+    found: dict[str, Value] = {}
+    for slot in slots:
+        match = values._slot_regexes(slot)[0].search(text[: values.MAX_VALUE_TEXT_CHARS])
+        if match is not None and (value := values._value(slot.kind, match, text)) is not None:
+            found[slot.name] = value
+    return found
+
+
+def test_lower_case_patterns_read_what_the_case_insensitive_ones_read() -> None:
+    folder = read_folder(REFERENCES)
+    slots = [slot for ref in folder.references for m in ref.messages for slot in m.slots]
+    texts = [line.text for line in read_labelled(LABELLED)]
+    texts += [m.text for ref in folder.references for m in ref.messages]
+    read = 0
+    for text in texts:
+        for variant in (text, text.upper(), text.swapcase()):
+            found = read_values(variant, slots)
+            assert found == _read_any_case(variant, slots), variant
+            read += len(found)
+    assert read > 300  # values of every kind are read, not only nothing equal to nothing
 
 
 def test_a_value_missing_from_the_text_is_not_invented() -> None:

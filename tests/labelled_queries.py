@@ -1,0 +1,19 @@
+"""The labelled lines as queries (their text and comparison keys) and the run contexts the
+matching tests ask them in: no context, a serving run and a training run."""
+
+from __future__ import annotations
+
+from paths import LABELLED
+
+from app.domain.matching.context import RunContext
+from app.domain.matching.index import comparison_key
+from app.domain.matching.labelled import read_labelled
+from app.domain.matching.normalize import normalize_line
+
+LINES = [line.text for line in read_labelled(LABELLED)]
+KEYS = [comparison_key(normalize_line(text)) for text in LINES]
+CONTEXTS = [
+    None,
+    RunContext(framework="vllm", phase="inference", gpu="H100", gpus=8, model="llama-3-70b"),
+    RunContext(framework="deepspeed", phase="training", notes="no torch.compile, fsdp off"),
+]
