@@ -61,7 +61,7 @@ from app.domain.matching.rank import (
 )
 from app.domain.matching.scorer import Scored, Scorer
 
-Chars = int | NDArray[np.intp] | NDArray[np.float64]  # characters, of one line or of many
+Chars = NDArray[np.intp] | NDArray[np.float64]  # characters, one count per line
 
 # At most this share of the index's message lines, and at least MIN_LOOKED_AT, are looked
 # at for one query line, highest bound first. Only a line that matches nothing well gets
@@ -186,8 +186,10 @@ def search_line(index: MatchIndex, key: str, bar: PasteBar) -> LineScores:
     def compare(batch: list[int]) -> None:
         line.compare(index, key, batch, shared, mass)
 
+    tight_list = tight.tolist()
+    bounds = tight_list if ordering is tight else ordering.tolist()
     exact_above = walk(
-        entries, ordering.tolist(), tight.tolist(), order, compare, line.needed, CANDIDATE_MIN, most
+        entries, bounds, tight_list, order, compare, line.needed, CANDIDATE_MIN, most
     )
     kept = _that_can_count(bar.scorer, line.best, line.score)
     scores = line_scores(index, kept, line.healthy, max(0.0, exact_above))
@@ -274,7 +276,7 @@ def ratio_bound(
     """The most rapidfuzz's `token_set_ratio` (0-1) can be between a query and lines whose
     distinct tokens measure `whole` and `line_whole` (characters and one separator each),
     `other` and `line_other` of it not informative, sharing informative tokens that
-    measure `shared` (one value or an array of them per line).
+    measure `shared` (one of each per line).
 
     The ratio is the best of three: the tokens both hold against those and either side's
     own, 2s / (2s + 1 + d) for joined lengths s and d, which grows with s; and one side's

@@ -34,6 +34,12 @@ AGREE_STEP = 0.03
 DISAGREE_STEP = 0.05
 MAX_LIFT = 0.10
 MAX_DROP = 0.15
+# Context verdicts an index keeps (`ContextVerdicts`), then forgets all at once. A paste
+# asks for dozens (the references it scores), so this holds hundreds of contexts; with
+# notes (their reasons are new strings) ~430 bytes each, ~7 MB when full. Notes in free
+# text make a new context of most pastes that carry them: hence a bound, not a cache of
+# every context ever asked.
+VERDICTS_KEPT = 16_384
 
 # Most specific first: a DeepSpeed log also mentions torch and NCCL. Each pattern comes
 # with the pieces one of which every match of it holds (`EitherCase.needles`).
@@ -245,7 +251,7 @@ def merge_context(given: RunContext | None, inferred: dict[str, str]) -> dict[st
     return {key: value.strip() for key, value in merged.items() if value.strip()}
 
 
-def context_adjustment(reference: Reference, fields: dict[str, str]) -> tuple[float, list[str]]:
+def context_adjustment(reference: Reference, fields: dict[str, str]) -> ContextVerdict:
     """A multiplier offset in [-MAX_DROP, MAX_LIFT] and a reason per field that counted."""
     verdicts = [
         verdict
@@ -261,13 +267,10 @@ def context_adjustment(reference: Reference, fields: dict[str, str]) -> tuple[fl
     ]
     agree = sum(1 for agrees, _ in verdicts if agrees)
     offset = agree * AGREE_STEP - (len(verdicts) - agree) * DISAGREE_STEP
-    return max(-MAX_DROP, min(MAX_LIFT, offset)), [reason for _, reason in verdicts]
+    return max(-MAX_DROP, min(MAX_LIFT, offset)), tuple(reason for _, reason in verdicts)
 
 
-# Verdicts an index remembers, at most (past this many it forgets them all and starts again).
-VERDICTS_KEPT = 65_536
-
-Verdict = tuple[float, list[str]]  # a context_adjustment: offset and reasons, never changed
+ContextVerdict = tuple[float, tuple[str, ...]]  # a context_adjustment: offset and reasons
 
 
 class ContextVerdicts:
@@ -277,9 +280,9 @@ class ContextVerdicts:
     def __init__(self, references: Sequence[Reference], kept: int = VERDICTS_KEPT) -> None:
         self._references = references
         self._kept = kept
-        self._found: dict[tuple[int, tuple[tuple[str, str], ...]], Verdict] = {}
+        self._found: dict[tuple[int, tuple[tuple[str, str], ...]], ContextVerdict] = {}
 
-    def of(self, ref: int, fields: tuple[tuple[str, str], ...]) -> Verdict:
+    def of(self, ref: int, fields: tuple[tuple[str, str], ...]) -> ContextVerdict:
         """The verdict of reference `ref` (by index number) for the fields, as `fields_key`
         gives them."""
         key = (ref, fields)

@@ -50,7 +50,8 @@ SPLICE_MAX = 8
 
 @dataclass(frozen=True, slots=True)
 class MatchIndex:
-    """Message lines of every reference, tokenised and inverted; built once, never changed."""
+    """Message lines of every reference, tokenised and inverted; built once, never changed
+    (but for `verdicts`, a memo of what queries asked)."""
 
     references: tuple[Reference, ...]
     entry_keys: tuple[str, ...]
@@ -304,8 +305,7 @@ def warm(index: MatchIndex) -> None:
     for numbered in (index.postings, index.keyword_postings, index.code_paths):
         numbered.fill_arrays()
     index.entry_masses.fill()
-    index.entry_chars.fill()
-    index.line_arrays.fill()
+    index.line_arrays.fill()  # every line's characters too (`entry_chars`)
     compile_slots({slot for ref in index.references for m in ref.messages for slot in m.slots})
 
 

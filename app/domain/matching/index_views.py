@@ -144,17 +144,6 @@ class _PerEntry(Sequence[T]):
                 for entry, found in enumerate(self._memo)
             ]
 
-    def of(self, entries: Sequence[int]) -> list[T]:
-        """The values of these lines, in their order: read at C speed once known (a query
-        reads thousands, and a `__getitem__` each costs more than the bound it feeds)."""
-        found = list(map(self._memo.__getitem__, entries))
-        if None in found:
-            return [
-                self[entry] if got is None else got
-                for entry, got in zip(entries, found, strict=True)
-            ]
-        return cast(list[T], found)  # no None left
-
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Sequence) and list(self) == list(other)
 

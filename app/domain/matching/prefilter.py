@@ -138,8 +138,8 @@ def walk(
     until no line left has a bound that reaches `needed()` (asked after each batch: what
     was found raises or lowers it), or `most` have been looked at. A line looked at is
     compared once its `tight` bound (at most its bound) reaches the need too; one passed
-    over is compared when the need falls to it. The loose bounds give the order: they
-    find the best lines soonest, which raises the need fastest. Returns a bar every line
+    over is compared when the need falls to it (when `bounds` are the tight ones, none is
+    passed over). Returns a bar every line
     whose tight bound reaches was compared: the last need, or the highest bound left out
     past `most`.
     """

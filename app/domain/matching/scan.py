@@ -16,7 +16,7 @@ from app.domain.matching.candidates import (
     PasteEvidence,
     rank_candidates,
 )
-from app.domain.matching.context import QueryContext, RunContext, infer_context
+from app.domain.matching.context import ContextVerdict, QueryContext, RunContext, infer_context
 from app.domain.matching.evidence import code_path_hits, line_level
 from app.domain.matching.grouping import TemplateGroup
 from app.domain.matching.index import MatchIndex, comparison_key
@@ -119,7 +119,7 @@ def scan_read(
     scored = eligible[:FUZZY_TEMPLATE_CAP]
     inferred = infer_context(read.head)
     query = QueryContext.of(context, inferred)
-    offsets: dict[int, tuple[float, list[str]]] = {}
+    offsets: dict[int, ContextVerdict] = {}
     hits: dict[int, _HitSoFar] = {}
     neighbours: dict[int, tuple[float, int]] = {}
     healthy = 0
@@ -223,7 +223,7 @@ class _Found:
     lines: Sequence[str]
     head: str  # the log's first MAX_EVIDENCE_CHARS, all that evidence is read from
     neighbours: dict[int, tuple[float, int]]
-    offsets: dict[int, tuple[float, list[str]]]
+    offsets: dict[int, ContextVerdict]
     labels: LineLabels
     snippet_lines: dict[str, int | None] = field(default_factory=dict)
     group_labels: dict[int, Attribution] = field(default_factory=dict)
@@ -262,7 +262,7 @@ class _Found:
         if reference.kind == "symptom" and evidence is not None:
             pasted = self._evidence(hit, evidence, window)
             candidates, checks = rank_candidates(self.index, ref, pasted)
-        reasons = [*message_reasons(scored, message, verdict), *self.offsets.get(ref, (0, []))[1]]
+        reasons = [*message_reasons(scored, message, verdict), *self.offsets.get(ref, (0.0, ()))[1]]
         shown_on = self._attribution(hit)
         return ScanHit(
             id=reference.id,

@@ -12,7 +12,13 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from app.domain.matching.context import AGREE_STEP, MAX_LIFT, QueryContext, fields_key
+from app.domain.matching.context import (
+    AGREE_STEP,
+    MAX_LIFT,
+    ContextVerdict,
+    QueryContext,
+    fields_key,
+)
 from app.domain.matching.evidence import Level
 from app.domain.matching.index import MatchIndex
 from app.domain.matching.prefilter import ARRAYS_FROM, summed
@@ -52,7 +58,7 @@ class Scorer:
         stems: set[str],
         context: QueryContext,
         code_paths: dict[int, str] | None = None,
-        offsets: dict[int, tuple[float, list[str]]] | None = None,
+        offsets: dict[int, ContextVerdict] | None = None,
     ) -> None:
         self.index = index
         self.stems = stems
@@ -76,7 +82,7 @@ class Scorer:
         self.gap_filled = KEYWORD_WEIGHT * overlap + (CODE_PATH_WEIGHT if self.code_paths else 0)
         self.lift = 1 + min(MAX_LIFT, AGREE_STEP * len(context.fields))
 
-    def offset(self, ref: int) -> tuple[float, list[str]]:
+    def offset(self, ref: int) -> ContextVerdict:
         found = self.offsets.get(ref)
         if found is None:
             found = self.offsets[ref] = self.index.verdicts.of(ref, self._fields)

@@ -7,7 +7,9 @@ scored as comparing every line scores it."""
 from __future__ import annotations
 
 import random
+from typing import Any
 
+import numpy as np
 import pytest
 from labelled_queries import CONTEXTS, KEYS, LINES
 from paths import REFERENCES
@@ -95,7 +97,13 @@ def _ratio_bound(index: MatchIndex, key: str, entry: int) -> float:
     line_other = line_whole - sum(len(token) + 1 for token in held)
     assert (line_whole, line_other) == index.entry_chars[entry]
     shared = sum(len(token) + 1 for token in query & held)
-    return float(bounded.ratio_bound(whole, other, line_whole, line_other, shared))
+    return _one_bound(whole, other, line_whole, line_other, shared)
+
+
+def _one_bound(whole: int, other: int, line_whole: int, line_other: int, shared: int) -> float:
+    """`ratio_bound` of one line."""
+    one = (np.array([count]) for count in (line_whole, line_other, shared))
+    return float(bounded.ratio_bound(whole, other, *one)[0])
 
 
 def test_the_ratio_bound_is_over_every_token_set_ratio(index: MatchIndex) -> None:
@@ -125,7 +133,7 @@ def test_the_ratio_bound_holds_for_repeated_and_uninformative_tokens() -> None:
         other = whole - sum(len(t) + 1 for t in a_held)
         line_other = line_whole - sum(len(t) + 1 for t in b_held)
         shared = sum(len(t) + 1 for t in a_held & b_held)
-        bound = bounded.ratio_bound(whole, other, line_whole, line_other, shared)
+        bound = _one_bound(whole, other, line_whole, line_other, shared)
         assert fuzz.token_set_ratio(one, two) / 100 <= bound * rank.CEILING_SLACK, (one, two)
 
 
@@ -168,8 +176,57 @@ def test_each_lines_bounds_are_over_its_score(
             assert bounds[line.entry] <= loose[line.entry]
 
 
+@pytest.fixture
+def small_cap(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Small batches, and a cap of 8 lines looked at: the walk is cut short on most lines,
+    as a weak line's is at 10,000 references."""
+    monkeypatch.setattr(bounded, "COMPARE_ALL_BELOW", 0)
+    monkeypatch.setattr(bounded, "CANDIDATE_MIN", 4)
+    monkeypatch.setattr(bounded, "MIN_LOOKED_AT", 8)
+    monkeypatch.setattr(bounded, "MAX_LOOKED_AT_SHARE", 0.0)
+
+
+def _walks(index: MatchIndex, monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, bool]]:
+    """For each labelled line, the lines the walk was given and whether they were ordered by
+    their tight bounds (else by the loose ones, each at least its tight bound)."""
+    seen: list[tuple[int, bool]] = []
+    walk = bounded.walk
+
+    def watched(entries: list[int], bounds: list[float], tight: list[float], *rest: Any) -> float:
+        assert all(loose >= low for loose, low in zip(bounds, tight, strict=True))
+        seen.append((len(entries), bounds is tight))
+        return walk(entries, bounds, tight, *rest)
+
+    monkeypatch.setattr(bounded, "walk", watched)
+    paste = bounded.PasteBar(scoring.Scorer(index, set(), QueryContext.of(None, {})), 5, 0.05, {})
+    for key in KEYS:
+        bounded.search_line(index, key, paste)
+    return seen
+
+
 @pytest.mark.usefixtures("small_batches")
-def test_a_line_left_out_is_scored_as_comparing_every_line_scores_it(index: MatchIndex) -> None:
+def test_the_tight_bounds_order_a_walk_the_cap_cannot_cut(
+    index: MatchIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    walks = _walks(index, monkeypatch)
+    assert walks
+    assert all(by_tight for _, by_tight in walks)
+
+
+@pytest.mark.usefixtures("small_cap")
+def test_the_loose_bounds_order_a_walk_the_cap_can_cut(
+    index: MatchIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    walks = _walks(index, monkeypatch)
+    assert all(by_tight == (lines <= 8) for lines, by_tight in walks)
+    assert sum(not by_tight for _, by_tight in walks) > len(walks) / 2
+
+
+@pytest.mark.parametrize("batches", ["small_batches", "small_cap"])
+def test_a_line_left_out_is_scored_as_comparing_every_line_scores_it(
+    index: MatchIndex, batches: str, request: pytest.FixtureRequest
+) -> None:
+    request.getfixturevalue(batches)
     assert list(index.entry_refs) == sorted(index.entry_refs)  # best_line bisects them
     paste = bounded.PasteBar(scoring.Scorer(index, set(), QueryContext.of(None, {})), 5, 0.05, {})
     left_out = 0

@@ -43,8 +43,8 @@ def test_line_chars_measure_each_distinct_token_and_a_separator() -> None:
     chars = LineChars(keys, (frozenset({"nccl", "timeout", "rank"}), frozenset({"cuda", "error"})))
     # nccl timeout rank: 5 + 8 + 5 informative; <n> once and `of`: 4 + 3 not
     assert chars[0] == (25, 7)
-    assert chars.of([1, 0]) == [(11, 0), (25, 7)]
-    assert chars.of([1, 0]) == [chars[1], chars[0]]  # read from what is remembered
+    assert chars[1] == (11, 0)
+    assert chars.values() == [(25, 7), (11, 0)]
 
 
 def line(*keys: str) -> ReferencePieces:
@@ -124,4 +124,4 @@ def test_filled_views_hold_what_reading_them_works_out() -> None:
         assert list(masses) == [sum(idf[t] for t in tokens) for tokens in token_sets]
     chars = LineChars(("nccl abort", "nccl timeout", "cuda abort"), token_sets)
     chars.fill()
-    assert chars.of([0, 1, 2]) == [(11, 0), (13, 0), (11, 0)]
+    assert chars.values() == [(11, 0), (13, 0), (11, 0)]

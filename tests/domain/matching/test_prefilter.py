@@ -104,18 +104,16 @@ def _walked(
     bounds: list[float],
     needs: list[float],
     most: int = 100,
-    tighter: dict[int, float] | None = None,
+    tight: dict[int, float] | None = None,
 ) -> tuple[list[int], float]:
     """The lines `walk` compares (in order) against a need that takes `needs` in turn;
-    `tighter` gives some lines (by entry) a tight bound under their bound."""
+    `tight` gives some lines (by entry) a tight bound under their bound."""
     compared: list[int] = []
     asked = iter([*needs, *[needs[-1]] * 100])
     entries = [10 * n for n in range(len(bounds))]
-    tight = [
-        (tighter or {}).get(entry, bound) for entry, bound in zip(entries, bounds, strict=True)
-    ]
+    tights = [(tight or {}).get(entry, bound) for entry, bound in zip(entries, bounds, strict=True)]
     order = sorted(range(len(bounds)), key=bounds.__getitem__, reverse=True)
-    bar = walk(entries, bounds, tight, order, compared.extend, lambda: next(asked), 2, most)
+    bar = walk(entries, bounds, tights, order, compared.extend, lambda: next(asked), 2, most)
     return compared, bar
 
 
@@ -142,14 +140,14 @@ def test_the_walk_stops_at_most_and_says_where() -> None:
 
 def test_a_line_under_the_need_by_its_tight_bound_is_not_compared() -> None:
     bounds = [0.5, 0.9, 0.1, 0.7, 0.3, 0.8]
-    compared, bar = _walked(bounds, [0.6], tighter={10: 0.2})
+    compared, bar = _walked(bounds, [0.6], tight={10: 0.2})
     assert compared == [50, 30]  # 0.9 is 0.2 at its tight bound
     assert bar == 0.6
 
 
 def test_a_line_passed_over_is_compared_when_the_need_falls_to_it() -> None:
     bounds = [0.5, 0.9, 0.1, 0.7, 0.3, 0.8]
-    compared, bar = _walked(bounds, [0.6, 0.6, 0.15], tighter={10: 0.2})
+    compared, bar = _walked(bounds, [0.6, 0.6, 0.15], tight={10: 0.2})
     assert compared == [50, 30, 10, 0, 40]  # 0.9, passed over at 0.2, comes in at 0.15
     assert bar == 0.15
 
