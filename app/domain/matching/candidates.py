@@ -15,10 +15,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from app.domain.matching.context import context_gates
 from app.domain.matching.index import MatchIndex
 from app.domain.matching.next_steps import CardChecks
 from app.domain.matching.results import CandidateMatch, CheckHint
+from app.domain.matching.verdicts import context_gates
 from app.domain.references.document import Candidate
 from app.domain.references.values import (
     Value,

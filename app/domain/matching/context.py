@@ -1,20 +1,16 @@
-"""Run context: what the user says about their run, what the text gives away, and agreement.
+"""Run context: what the user says about their run, and what the text gives away.
 
-Context lifts or lowers a reference's score a little; it never makes a match on its own
-(the matcher multiplies, so a reference whose messages do not match stays at zero).
+What a context says of each reference is `verdicts.py`.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.domain.matching.either_case import EitherCase, lowered_ascii
-from app.domain.matching.tokens import STOPWORDS, words
-from app.domain.references.document import Reference
 
 # Text beyond this is not searched for context: the head of a log names the framework
 # and GPU, and a 50 MB paste must not cost a second here (about 30 ms for 64 KiB).
@@ -25,21 +21,6 @@ FIELD_CHARS = 100
 NOTES_CHARS = 1000
 # More GPUs than any cluster has.
 MAX_GPUS = 1_000_000
-# A value the user gave is quoted in a reason at most this long.
-REASON_VALUE_CHARS = 40
-# How much one agreeing or disagreeing field moves a score (multiplicative). A
-# disagreement weighs more: many references share the common frameworks, so agreeing
-# says less than contradicting.
-AGREE_STEP = 0.03
-DISAGREE_STEP = 0.05
-MAX_LIFT = 0.10
-MAX_DROP = 0.15
-# Context verdicts an index keeps (`ContextVerdicts`), then forgets all at once. A paste
-# asks for dozens (the references it scores), so this holds hundreds of contexts; with
-# notes (their reasons are new strings) ~430 bytes each, ~7 MB when full. Notes in free
-# text make a new context of most pastes that carry them: hence a bound, not a cache of
-# every context ever asked.
-VERDICTS_KEPT = 16_384
 
 # Most specific first: a DeepSpeed log also mentions torch and NCCL. Each pattern comes
 # with the pieces one of which every match of it holds (`EitherCase.needles`).
@@ -114,67 +95,6 @@ PHASE_PATTERNS: tuple[tuple[str, EitherCase], ...] = tuple(
         ),
     )
 )
-DISTRIBUTED_WORDS = frozenset(
-    {
-        "nccl",
-        "distributed",
-        "multi-gpu",
-        "multi-node",
-        "all-reduce",
-        "allreduce",
-        "collective",
-        "fsdp",
-        "deepspeed",
-        "megatron",
-        "tensor-parallel",
-        "pipeline-parallel",
-        "nvlink",
-        "infiniband",
-        "rdma",
-    }
-)
-# Engines and training frameworks a job runs one of: a run on one is not about another's
-# failure (a vLLM server does not print DeepSpeed's ZeRO-3 warnings). Libraries every job
-# uses (PyTorch, NCCL, CUDA) and tools (DCGM, nvidia-smi) are not engines and never gate.
-ENGINES = frozenset(
-    {
-        "vllm",
-        "sglang",
-        "tensorrt-llm",
-        "text-generation-inference",
-        "deepspeed",
-        "megatron",
-        "lightning",
-        "accelerate",
-        "jax",
-        "tensorflow",
-        "keras",
-        "unsloth",
-    }
-)
-# Phases that are the same work for a reference's purposes.
-PHASE_EQUIVALENTS = {"fine-tuning": "training"}
-# Inferred phases are guesses from words in the text; only the broad split between
-# training and serving is trusted enough to take confidence away.
-GATING_INFERRED_PHASES = frozenset({"training", "fine-tuning", "inference"})
-# Words that negate a name near them in a note ("we do not use torch.compile",
-# "without deepspeed", "cuda graphs disabled").
-NEGATIONS_BEFORE = frozenset(
-    {"not", "no", "without", "never", "nor", "don", "doesn", "didn", "isn", "aren", "wasn"}
-)
-NEGATIONS_AFTER = frozenset({"disabled", "off", "removed", "unused"})
-NEGATION_WINDOW = 3
-FRAMEWORK_ALIASES = {
-    "torch": "pytorch",
-    "megatron-lm": "megatron",
-    "megatron-core": "megatron",
-    "nemo": "megatron",
-    "pytorch-lightning": "lightning",
-    "lightning-ai": "lightning",
-    "tf": "tensorflow",
-    "trtllm": "tensorrt-llm",
-    "tgi": "text-generation-inference",
-}
 
 
 class RunContext(BaseModel):
@@ -249,182 +169,3 @@ def merge_context(given: RunContext | None, inferred: dict[str, str]) -> dict[st
         for key, value in given.model_dump(exclude_none=True).items():
             merged[key] = str(value)
     return {key: value.strip() for key, value in merged.items() if value.strip()}
-
-
-def context_adjustment(reference: Reference, fields: dict[str, str]) -> ContextVerdict:
-    """A multiplier offset in [-MAX_DROP, MAX_LIFT] and a reason per field that counted."""
-    verdicts = [
-        verdict
-        for verdict in (
-            _framework_verdict(reference, fields.get("framework")),
-            _phase_verdict(reference, fields.get("phase")),
-            _gpu_verdict(reference, fields.get("gpu")),
-            _gpus_verdict(reference, fields.get("gpus")),
-            _model_verdict(reference, fields.get("model")),
-            _notes_verdict(reference, fields.get("notes")),
-        )
-        if verdict is not None
-    ]
-    agree = sum(1 for agrees, _ in verdicts if agrees)
-    offset = agree * AGREE_STEP - (len(verdicts) - agree) * DISAGREE_STEP
-    return max(-MAX_DROP, min(MAX_LIFT, offset)), tuple(reason for _, reason in verdicts)
-
-
-ContextVerdict = tuple[float, tuple[str, ...]]  # a context_adjustment: offset and reasons
-
-
-class ContextVerdicts:
-    """Each reference's `context_adjustment` per run context, worked out once: the pastes of
-    one run share a context, and each asks it of the dozens of references it scores."""
-
-    def __init__(self, references: Sequence[Reference], kept: int = VERDICTS_KEPT) -> None:
-        self._references = references
-        self._kept = kept
-        self._found: dict[tuple[int, tuple[tuple[str, str], ...]], ContextVerdict] = {}
-
-    def of(self, ref: int, fields: tuple[tuple[str, str], ...]) -> ContextVerdict:
-        """The verdict of reference `ref` (by index number) for the fields, as `fields_key`
-        gives them."""
-        key = (ref, fields)
-        found = self._found.get(key)
-        if found is None:
-            if len(self._found) >= self._kept:
-                self._found = {}
-            found = self._found[key] = context_adjustment(self._references[ref], dict(fields))
-        return found
-
-
-def fields_key(fields: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
-    """A context's fields as `ContextVerdicts` files them: the same for the same fields."""
-    return tuple(sorted(fields.items()))
-
-
-def _framework_verdict(reference: Reference, value: str | None) -> tuple[bool, str] | None:
-    if not value or not reference.frameworks:
-        return None
-    wanted = FRAMEWORK_ALIASES.get(value.lower(), value.lower())
-    frameworks = {FRAMEWORK_ALIASES.get(f.lower(), f.lower()) for f in reference.frameworks}
-    if wanted in frameworks:
-        return True, f"framework {_quoted(value)} agrees"
-    return False, f"framework {_quoted(value)} is not among {', '.join(reference.frameworks)}"
-
-
-def _phase_verdict(reference: Reference, value: str | None) -> tuple[bool, str] | None:
-    if not value or not reference.phases:
-        return None
-    if value.lower() in {phase.lower() for phase in reference.phases}:
-        return True, f"phase {_quoted(value)} agrees"
-    return False, f"phase {_quoted(value)} is not among {', '.join(reference.phases)}"
-
-
-def _gpu_verdict(reference: Reference, value: str | None) -> tuple[bool, str] | None:
-    if not value:
-        return None
-    gpus = [name for name in reference.hardware if GPU.any_case.fullmatch(name.strip())]
-    if not gpus:
-        return None
-    if value.replace(" ", "").upper() in {name.replace(" ", "").upper() for name in gpus}:
-        return True, f"GPU {_quoted(value)} agrees"
-    return False, f"GPU {_quoted(value)} is not among {', '.join(gpus)}"
-
-
-def _gpus_verdict(reference: Reference, value: str | None) -> tuple[bool, str] | None:
-    if not value or not value.isdigit() or not _is_distributed(reference):
-        return None
-    if int(value) > 1:
-        return True, f"{value} GPUs fits a multi-GPU failure"
-    return False, "a single GPU rules out most multi-GPU failures"
-
-
-def _model_verdict(reference: Reference, value: str | None) -> tuple[bool, str] | None:
-    if not value:
-        return None
-    family = MODEL.any_case.match(value.strip())
-    if family is None or family.group(1).lower() not in _keywords(reference):
-        return None
-    return True, f"model {_quoted(value)} is named by the reference"
-
-
-def _notes_verdict(reference: Reference, value: str | None) -> tuple[bool, str] | None:
-    if not value:
-        return None
-    keywords = _keywords(reference) - STOPWORDS
-    negated = sorted(negated_words(value) & keywords)
-    if negated:
-        return False, f"your notes rule out {', '.join(negated[:3])}"
-    shared = sorted(set(words([value])) & keywords)
-    if len(shared) < 2:
-        return None
-    return True, f"your notes mention {', '.join(shared[:5])}"
-
-
-def negated_words(text: str) -> set[str]:
-    """Words a negation governs: up to NEGATION_WINDOW words after `not`, `no`, `without`,
-    ..., and the word or two before `disabled` or `off`."""
-    found = words([text])
-    negated: set[str] = set()
-    for position, word in enumerate(found):
-        before = found[max(0, position - NEGATION_WINDOW) : position]
-        after = found[position + 1 : position + 3]
-        if NEGATIONS_BEFORE.intersection(before) or NEGATIONS_AFTER.intersection(after):
-            negated.add(word)
-    return negated
-
-
-def context_gates(
-    reference: Reference, given: dict[str, str], inferred: dict[str, str]
-) -> list[str]:
-    """Why the run's context contradicts a reference (then it is never confident): a phase
-    it does not occur in, or an engine other than the ones it is about."""
-    gates = []
-    phase = given.get("phase") or (
-        inferred["phase"] if inferred.get("phase") in GATING_INFERRED_PHASES else None
-    )
-    if phase and reference.phases and not _phase_fits(reference, phase, "phase" in given):
-        said = "you said" if "phase" in given else "the text suggests"
-        gates.append(
-            f"context disagrees: {said} phase {_quoted(phase)}, "
-            f"and this happens in {', '.join(reference.phases)}"
-        )
-    framework = given.get("framework") or inferred.get("framework")
-    if framework and _other_engine(reference, framework):
-        said = "you said" if "framework" in given else "the text names"
-        gates.append(
-            f"context disagrees: {said} {_quoted(framework)}, "
-            f"and this is about {', '.join(reference.frameworks)}"
-        )
-    return gates
-
-
-def _phase_fits(reference: Reference, phase: str, exact: bool) -> bool:
-    wanted = PHASE_EQUIVALENTS.get(phase.lower(), phase.lower())
-    phases = {PHASE_EQUIVALENTS.get(p.lower(), p.lower()) for p in reference.phases}
-    if exact or wanted not in ("training", "inference"):
-        return wanted in phases
-    broad = {p for p in phases if p in ("training", "inference")}
-    return not broad or wanted in broad
-
-
-def _other_engine(reference: Reference, framework: str) -> bool:
-    """True when the run names an engine and the reference is about other engines only."""
-    wanted = FRAMEWORK_ALIASES.get(framework.lower(), framework.lower())
-    if wanted not in ENGINES:
-        return False
-    named = {FRAMEWORK_ALIASES.get(f.lower(), f.lower()) for f in reference.frameworks}
-    return bool(named & ENGINES) and wanted not in named
-
-
-def _quoted(value: str) -> str:
-    """A user's value as a reason quotes it: whole when short, its start otherwise."""
-    if len(value) <= REASON_VALUE_CHARS:
-        return value
-    return value[:REASON_VALUE_CHARS] + "…"
-
-
-def _is_distributed(reference: Reference) -> bool:
-    named = {word.lower() for word in (*reference.tags, *reference.frameworks)}
-    return not named.isdisjoint(DISTRIBUTED_WORDS)
-
-
-def _keywords(reference: Reference) -> set[str]:
-    return set(words((reference.title, reference.summary, *reference.tags)))

@@ -19,7 +19,6 @@ from operator import attrgetter, is_not
 from types import MappingProxyType
 from typing import TypeVar
 
-from app.domain.matching.context import ContextVerdicts
 from app.domain.matching.evidence import Level
 from app.domain.matching.index_pieces import comparison_key as comparison_key
 from app.domain.matching.index_pieces import made_of, pieces_of
@@ -37,6 +36,7 @@ from app.domain.matching.index_views import (
     Sizes,
 )
 from app.domain.matching.next_steps import CardChecks
+from app.domain.matching.verdicts import ContextVerdicts
 from app.domain.references.document import MessageKind, Reference
 from app.domain.references.graph import symptom_causes
 from app.domain.references.values import compile_slots

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from app.domain.matching.bounded import best_line
 from app.domain.matching.candidates import PasteEvidence, rank_candidates
-from app.domain.matching.context import QueryContext, context_gates
+from app.domain.matching.context import QueryContext
 from app.domain.matching.evidence import quieter
 from app.domain.matching.index import MatchIndex
 from app.domain.matching.rank import (
@@ -31,6 +31,7 @@ from app.domain.matching.results import (
     ValueVerdict,
 )
 from app.domain.matching.scorer import Scored, Scorer
+from app.domain.matching.verdicts import context_gates
 from app.domain.references.document import Message, Reference
 from app.domain.references.values import (
     Value,

@@ -16,7 +16,7 @@ from app.domain.matching.candidates import (
     PasteEvidence,
     rank_candidates,
 )
-from app.domain.matching.context import ContextVerdict, QueryContext, RunContext, infer_context
+from app.domain.matching.context import QueryContext, RunContext, infer_context
 from app.domain.matching.evidence import code_path_hits, line_level
 from app.domain.matching.grouping import TemplateGroup
 from app.domain.matching.index import MatchIndex, comparison_key
@@ -49,6 +49,7 @@ from app.domain.matching.scorer import Scored, Scorer
 from app.domain.matching.story import diagnose
 from app.domain.matching.tokens import keyword_stems
 from app.domain.matching.unmatched import unrecognised_lines
+from app.domain.matching.verdicts import ContextVerdict
 from app.domain.references.values import read_values
 from app.errors import LogTooLarge
 

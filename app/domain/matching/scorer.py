@@ -12,13 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from app.domain.matching.context import (
-    AGREE_STEP,
-    MAX_LIFT,
-    ContextVerdict,
-    QueryContext,
-    fields_key,
-)
+from app.domain.matching.context import QueryContext
 from app.domain.matching.evidence import Level
 from app.domain.matching.index import MatchIndex
 from app.domain.matching.prefilter import ARRAYS_FROM, summed
@@ -29,6 +23,7 @@ from app.domain.matching.rank import (
     KEYWORD_WEIGHT,
     LineScore,
 )
+from app.domain.matching.verdicts import AGREE_STEP, MAX_LIFT, ContextVerdict, fields_key
 
 
 def keyword_overlap(index: MatchIndex, ref: int, stems: set[str]) -> tuple[float, list[str]]:

@@ -10,9 +10,10 @@ from paths import REFERENCES
 
 from app.domain.matching import rank
 from app.domain.matching import scorer as scoring
-from app.domain.matching.context import QueryContext, RunContext, context_adjustment
+from app.domain.matching.context import QueryContext, RunContext
 from app.domain.matching.index import MatchIndex, build_index
 from app.domain.matching.tokens import informative, keyword_stems
+from app.domain.matching.verdicts import context_adjustment
 from app.domain.references.folder import read_folder
 
 
