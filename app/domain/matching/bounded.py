@@ -60,6 +60,7 @@ from app.domain.matching.rank import (
     similarity_bound,
 )
 from app.domain.matching.scorer import Scored, Scorer
+from app.domain.matching.tokens import set_chars
 
 Chars = NDArray[np.intp] | NDArray[np.float64]  # characters, one count per line
 
@@ -169,7 +170,7 @@ def search_line(index: MatchIndex, key: str, bar: PasteBar) -> LineScores:
     found = shared_arrays(index, held)
     entries = found.lines.tolist()
     shared = dict(zip(entries, found.masses.tolist(), strict=True))
-    tight = line_bounds(index, bar.scorer, query_chars(key, query), found, mass)
+    tight = line_bounds(index, bar.scorer, set_chars(key, query), found, mass)
     most = max(MIN_LOOKED_AT, int(len(index.entry_keys) * MAX_LOOKED_AT_SHARE))
     # Where `most` can cut the walk short, the loose bounds (at a ratio of 1) order it: they
     # reach the most similar lines soonest (ordered by the tight ones, 20 of the bench's
@@ -203,18 +204,10 @@ def line_bounds(
 ) -> NDArray[np.float64]:
     """The most each line sharing a token with the query (`found`) can make its reference
     score, its token set ratio at most `ratio_bound` of the query's characters (`query`,
-    from `query_chars`) and its own; for a healthy line, its similarity bound."""
+    from `tokens.set_chars`) and its own; for a healthy line, its similarity bound."""
     chars = index.line_arrays.chars[found.lines]
     ratios = ratio_bound(*query, chars[:, 0], chars[:, 1], found.chars)
     return _ceilings(index, scorer, found.lines, found.masses, mass, ratios)
-
-
-def query_chars(key: str, query: tuple[str, ...]) -> tuple[int, int]:
-    """A query key's distinct tokens as `token_set_ratio` measures them (characters and one
-    separator each): all of them, and those not among its informative `query`."""
-    distinct = set(key.split())
-    whole = sum(map(len, distinct)) + len(distinct)
-    return whole, whole - sum(len(token) + 1 for token in query)
 
 
 def _compared_all(

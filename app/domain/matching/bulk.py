@@ -310,6 +310,13 @@ def _strip_prefixes(lines: list[str], foreign: list[int]) -> None:
             lines[n] = line[found.end() :]
 
 
+def prefix_length(line: str) -> int:
+    """How many characters `strip_prefixes` takes off the head of a line holding no
+    newline: one match of the prefix pass, against a few per rule and pass."""
+    found = PREFIX_RE.match(line)
+    return 0 if found is None else found.end()
+
+
 def _substitute(lines: list[str], picked: Sequence[int], mask: MaskPass) -> None:
     """Apply the mask to the picked lines in one pass over them joined (or over its runs)."""
     if not picked:

@@ -12,11 +12,10 @@ them is a probability, and the page says so.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from app.domain.matching.index import MatchIndex
-from app.domain.matching.next_steps import CardChecks
 from app.domain.matching.results import CandidateMatch, CheckHint
 from app.domain.matching.verdicts import context_gates
 from app.domain.references.document import Candidate
@@ -43,7 +42,6 @@ NEIGHBOUR_SIMILARITY = 0.5
 # Snippets are looked for in this much of the paste (a log's telling lines are already in
 # it; a larger paste is a log and goes through the scan).
 MAX_EVIDENCE_CHARS = 4 * 1024 * 1024
-MAX_CHECK_HINTS = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +57,8 @@ class PasteEvidence:
     given: Mapping[str, str] = field(default_factory=dict)
     inferred: Mapping[str, str] = field(default_factory=dict)
     # Where each snippet was found (1-based line, None: absent); a scan shares one for all
-    # its symptom hits, so each snippet is looked for in the log once.
+    # its symptom hits, and a paste's `Judge` for all its symptoms, so each snippet is
+    # looked for in the text once.
     snippet_lines: dict[str, int | None] = field(default_factory=dict)
 
     def line_of(self, snippet: str, lowered: str) -> int | None:
@@ -71,7 +70,8 @@ class PasteEvidence:
         return self.snippet_lines[snippet]
 
     def lowered(self) -> str:
-        """The text snippets are looked for in, lower-case (a scan passes it in, read once)."""
+        """The text snippets are looked for in, lower-case (a scan or a judge passes it in,
+        read once)."""
         return self.lowered_text or self.text[:MAX_EVIDENCE_CHARS].lower()
 
 
@@ -104,7 +104,7 @@ def rank_candidates(
         for score, _, number, candidate, reasons in scored
     ]
     top = [number + 1 for _, _, number, _, _ in scored[:2]]
-    return ranked, separating_checks(index.checks[ref], top)
+    return ranked, index.checks[ref].naming(top)
 
 
 def _evidence(
@@ -164,21 +164,3 @@ def _cause_evidence(
 def _no_evidence(number: int) -> str:
     place = "the most common cause" if number == 0 else f"number {number + 1} by how common"
     return f"nothing in the paste points to it or away from it; listed as {place}"
-
-
-def separating_checks(card: CardChecks, top: Sequence[int]) -> list[CheckHint]:
-    """Checks naming the top candidates (by number), those that split them first."""
-    if not top:
-        return []
-    wanted = set(top)
-    ranked = []
-    for position, check in enumerate(card.reference.checks):
-        named = set(check.confirms) | set(check.rules_out)
-        overlap = len(named & wanted)
-        if not overlap:
-            continue
-        confirmed, ruled_out = set(check.confirms) & wanted, set(check.rules_out) & wanted
-        splits = any(a != b for a in confirmed for b in ruled_out)
-        ranked.append((-(2 * overlap + splits), position, check))
-    ranked.sort(key=lambda item: (item[0], item[1]))
-    return [card.hints[position] for _, position, _ in ranked[:MAX_CHECK_HINTS]]

@@ -20,6 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from app.domain.matching.index_tables import ReferencePieces
+from app.domain.matching.tokens import set_chars
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -103,6 +104,9 @@ class InverseFrequency(_Keyed[float]):
     @overload
     def get(self, token: str, default: float) -> float: ...
     def get(self, token: str, default: float | None = None) -> float | None:
+        found = self._memo.get(token)  # read first: a query asks for every token it holds
+        if found is not None:
+            return found
         return self[token] if token in self._counts else default
 
 
@@ -213,10 +217,7 @@ class LineChars(_PerEntry[tuple[int, int]]):
         self._token_sets = token_sets  # each line's informative tokens
 
     def _work_out(self, entry: int) -> tuple[int, int]:
-        distinct = set(self._keys[entry].split())
-        held = self._token_sets[entry]  # the informative ones, all among them
-        total = sum(map(len, distinct)) + len(distinct)
-        return total, total - sum(map(len, held)) - len(held)
+        return set_chars(self._keys[entry], self._token_sets[entry])
 
 
 class _Numbered(_Keyed[frozenset[int]]):
@@ -227,13 +228,11 @@ class _Numbered(_Keyed[frozenset[int]]):
         super().__init__(keys)
         self._arrays: dict[str, NDArray[np.intp]] = {}
 
-    def array(self, key: str) -> NDArray[np.intp] | None:
-        """The numbers of `key`, in the order its set iterates; None when it has none."""
+    def array(self, key: str) -> NDArray[np.intp]:
+        """The numbers of `key`, in the order its set iterates (KeyError when it has none)."""
         found = self._arrays.get(key)
         if found is None:
-            numbers = self.get(key)
-            if numbers is None:
-                return None
+            numbers = self[key]
             found = self._arrays[key] = np.fromiter(numbers, dtype=np.intp, count=len(numbers))
         return found
 

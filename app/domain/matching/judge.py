@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from app.domain.matching.bounded import best_line
-from app.domain.matching.candidates import PasteEvidence, rank_candidates
+from app.domain.matching.candidates import MAX_EVIDENCE_CHARS, PasteEvidence, rank_candidates
 from app.domain.matching.context import QueryContext
 from app.domain.matching.evidence import quieter
 from app.domain.matching.index import MatchIndex
@@ -64,6 +64,9 @@ class Judge:
         self.scorer = scorer
         self.text = text
         self.neighbours = neighbours
+        # The text lowered and where each candidate's snippet is in it, for every symptom.
+        self._snippet_lines: dict[str, int | None] = {}
+        self._lowered = ""
 
     def match(self, ref: int, scored: Scored) -> Match:
         reference = self.index.references[ref]
@@ -115,8 +118,12 @@ class Judge:
                     continue
                 if line.similarity > messages.get(ref, (0.0, 0))[0]:
                     messages[ref] = (line.similarity, number)
+        if not self._lowered:
+            self._lowered = self.text[:MAX_EVIDENCE_CHARS].lower()
         return PasteEvidence(
             text=self.text,
+            lowered_text=self._lowered,
+            snippet_lines=self._snippet_lines,
             values=read_values(self.text, slots),
             messages=messages,
             code_paths=self.scorer.code_paths,

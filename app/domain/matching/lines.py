@@ -7,8 +7,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.domain.matching.bulk import lines_holding, normalize_lines
-from app.domain.matching.normalize import MAX_LINE_CHARS, strip_prefixes
+from app.domain.matching.bulk import lines_holding, normalize_lines, prefix_length
+from app.domain.matching.normalize import MAX_LINE_CHARS
 
 # A pasted single message gets at most this many of its lines scored (a traceback's
 # telling lines); the rest are frames, echoes or repeats.
@@ -172,7 +172,7 @@ def _prefix_length(line: str) -> int:
     """Characters of log prefix before the message, when offsets can be trusted."""
     if "\x1b" in line or "\r" in line or len(line) > MAX_LINE_CHARS:
         return len(line) - len(line.lstrip())
-    return len(line) - len(strip_prefixes(line))
+    return prefix_length(line)
 
 
 @dataclass(frozen=True, slots=True)

@@ -64,7 +64,8 @@ def match_text(
     normalized_text = "\n".join(normalized for _, _, normalized in lines)
     if not lines or limit <= 0:
         return MatchResult(normalized=normalized_text, inferred_context=inferred, matches=[])
-    tokens = {t for _, _, normalized in lines for t in informative(_key_tokens(normalized))}
+    keys = [comparison_key(normalized) for _, _, normalized in lines]
+    tokens = {token for key in keys for token in informative(key.split())}
     query = QueryContext.of(context, inferred)
     scorer = Scorer(index, keyword_stems(tokens), query, code_path_hits(text, index.code_paths))
     best: dict[int, Scored] = {}
@@ -72,8 +73,7 @@ def match_text(
     neighbours: list[tuple[int, LineScores]] = []
     bar = PasteBar(scorer, limit, MIN_REPORT_SCORE, best)
     # The best `limit` over all lines are among the best `limit` of some line.
-    for span, raw, normalized in lines:
-        key = comparison_key(normalized)
+    for (span, raw, _), key in zip(lines, keys, strict=True):
         scores = (
             score_line(index, key, exhaustive=True) if exhaustive else search_line(index, key, bar)
         )
@@ -108,10 +108,6 @@ def match_text(
         matches=matches,
         healthy_lines=healthy,
     )
-
-
-def _key_tokens(normalized: str) -> list[str]:
-    return comparison_key(normalized).split()
 
 
 def keyword_candidates(index: MatchIndex, stems: set[str]) -> set[int]:

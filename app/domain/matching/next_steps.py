@@ -11,13 +11,15 @@ ones, is worked out once per index (`CardChecks`, read through `MatchIndex.check
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from app.domain.matching.results import CandidateMatch, CheckHint
 from app.domain.references.document import Check, Reference
 
 # Two or three checks are what a card has room for; the reference page lists them all.
 MAX_TELLING_CHECKS = 3
+# Checks shown under a symptom's ranked candidates, naming the top two.
+MAX_CHECK_HINTS = 2
 
 
 def check_hint(reference: Reference, number: int) -> CheckHint:
@@ -83,6 +85,24 @@ def separating_check(symptom: Reference, top: Sequence[int]) -> int | None:
     return min(found)[1] if found else None
 
 
+def naming_checks(symptom: Reference, top: Sequence[int]) -> list[int]:
+    """The checks (0-based) naming the top candidates (by number), those naming more of
+    them first, then one that splits them, then the author's order; MAX_CHECK_HINTS."""
+    if not top:
+        return []
+    wanted = set(top)
+    ranked = []
+    for position, check in enumerate(symptom.checks):
+        confirmed, ruled_out = set(check.confirms) & wanted, set(check.rules_out) & wanted
+        overlap = len(confirmed | ruled_out)
+        if not overlap:
+            continue
+        splits = any(a != b for a in confirmed for b in ruled_out)
+        ranked.append((-(2 * overlap + splits), position))
+    ranked.sort()
+    return [position for _, position in ranked[:MAX_CHECK_HINTS]]
+
+
 @dataclass(frozen=True, slots=True)
 class CardChecks:
     """A reference's checks as result cards offer them: every check as a hint, in the
@@ -92,6 +112,14 @@ class CardChecks:
     reference: Reference
     hints: tuple[CheckHint, ...]
     telling: tuple[CheckHint, ...]
+    # What a symptom's top candidates (by number) get, worked out the first time they
+    # come top: a symptom's candidates come top in few orders, and answers share them.
+    _separating: dict[tuple[int, ...], int | None] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+    _naming: dict[tuple[int, ...], tuple[CheckHint, ...]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     @classmethod
     def of(cls, reference: Reference) -> CardChecks:
@@ -104,5 +132,17 @@ class CardChecks:
         """What a result card offers to run next, for a cause or for a ranked symptom."""
         if self.reference.kind != "symptom":
             return list(self.telling)
-        position = separating_check(self.reference, [c.number for c in candidates[:2]])
+        top = tuple(candidate.number for candidate in candidates[:2])
+        if top not in self._separating:
+            self._separating[top] = separating_check(self.reference, top)
+        position = self._separating[top]
         return [] if position is None else [self.hints[position]]
+
+    def naming(self, top: Sequence[int]) -> list[CheckHint]:
+        """The hints of `naming_checks` for these top candidates (by number)."""
+        key = tuple(top)
+        found = self._naming.get(key)
+        if found is None:
+            positions = naming_checks(self.reference, key)
+            found = self._naming[key] = tuple(self.hints[p] for p in positions)
+        return list(found)

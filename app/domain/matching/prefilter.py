@@ -19,7 +19,7 @@ import heapq
 import math
 from collections.abc import Callable, Collection, Sequence
 from itertools import repeat
-from typing import NamedTuple, cast
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -73,24 +73,38 @@ class SharedArrays(NamedTuple):
 def shared_arrays(index: MatchIndex, held: Held) -> SharedArrays:
     """`summed_lines` as arrays (the same floats: np.bincount adds in the order given),
     with the characters each line shares (`bounded.ratio_bound`)."""
-    postings = index.postings
-    arrays = [(postings.array(token), weight, len(token) + 1) for token, _, weight in held]
-    found = [(lines, weight, size) for lines, weight, size in arrays if lines is not None]
-    sums = summed([(lines, weight) for lines, weight, _ in found], 0)
-    lines = np.flatnonzero(sums)  # an IDF is never 0: a line holding a token sums over 0
-    chars = summed([(numbers, size) for numbers, _, size in found], len(sums))
-    return SharedArrays(lines, sums[lines], chars[lines])
+    arrays = [index.postings.array(token) for token, _, _ in held]
+    masses, chars = weighted_counts(
+        arrays, 0, [weight for _, _, weight in held], [len(token) + 1 for token, _, _ in held]
+    )
+    lines = np.flatnonzero(masses)  # an IDF is never 0: a line holding a token sums over 0
+    return SharedArrays(lines, masses[lines], chars[lines])
 
 
 def summed(numbered: Sequence[tuple[NDArray[np.intp], float]], size: int) -> NDArray[np.float64]:
     """Each number's sum of the weights of the arrays holding it (at least `size` of them),
     added in the order given, as a loop over them would add them."""
-    if not numbered:
-        return np.zeros(size)
-    numbers = np.concatenate([found for found, _ in numbered])
-    weights = np.repeat([weight for _, weight in numbered], [len(found) for found, _ in numbered])
-    found = np.bincount(numbers, weights=weights, minlength=size)
-    return cast(NDArray[np.float64], found.astype(np.float64, copy=False))  # int 0s if empty
+    arrays = [found for found, _ in numbered]
+    return weighted_counts(arrays, size, [weight for _, weight in numbered])[0]
+
+
+def weighted_counts(
+    arrays: Sequence[NDArray[np.intp]], size: int, *weightings: Sequence[float]
+) -> list[NDArray[np.float64]]:
+    """For each weighting (a weight per array), each number's sum of the weights of the
+    arrays holding it, added in the order given (at least `size` numbers, as many under
+    every weighting); the arrays are joined once for all of them."""
+    if not arrays:
+        return [np.zeros(size) for _ in weightings]
+    numbers = np.concatenate(arrays)
+    lengths = [len(found) for found in arrays]
+    return [
+        np.bincount(numbers, weights=np.repeat(weights, lengths), minlength=size).astype(
+            np.float64,
+            copy=False,  # int 0s when every array is empty
+        )
+        for weights in weightings
+    ]
 
 
 def query_tokens(key: str) -> tuple[str, ...]:

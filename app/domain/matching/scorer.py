@@ -103,8 +103,7 @@ class Scorer:
                 self._sums = sums
             else:
                 held = [(postings.array(stem), weights[stem]) for stem in self.held]
-                found = [(refs, weight) for refs, weight in held if refs is not None]
-                self._sums = summed(found, size).tolist()
+                self._sums = summed(held, size).tolist()
         return self._sums
 
     def gaps(self) -> NDArray[np.float64]:

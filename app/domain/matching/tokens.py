@@ -4,7 +4,7 @@ into words, which words say something, and their crude stems."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from functools import lru_cache
 from itertools import chain
 
@@ -75,6 +75,14 @@ def words(texts: Iterable[str]) -> list[str]:
 def informative(tokens: Iterable[str]) -> Iterable[str]:
     """The tokens that say something: no placeholder, no stop word, not one character."""
     return (t for t in tokens if len(t) > 1 and t[0] != "<" and t not in STOPWORDS)
+
+
+def set_chars(key: str, held: Collection[str]) -> tuple[int, int]:
+    """A key's distinct tokens as `token_set_ratio` measures them (characters and one
+    separator each): all of them, and those not among `held` (some of its tokens)."""
+    distinct = set(key.split())
+    whole = sum(map(len, distinct)) + len(distinct)
+    return whole, whole - sum(map(len, held)) - len(held)
 
 
 def stem(word: str) -> str:

@@ -21,7 +21,7 @@ from app.domain.matching.context import QueryContext, RunContext
 from app.domain.matching.index import MatchIndex, build_index
 from app.domain.matching.match import match_text
 from app.domain.matching.prefilter import held_postings, query_mass, shared_arrays, shared_masses
-from app.domain.matching.tokens import informative, keyword_stems
+from app.domain.matching.tokens import informative, keyword_stems, set_chars
 from app.domain.references.folder import read_folder
 
 
@@ -90,7 +90,7 @@ def _ratio_bound(index: MatchIndex, key: str, entry: int) -> float:
     query = frozenset(informative(distinct))
     whole = sum(len(token) + 1 for token in distinct)
     other = whole - sum(len(token) + 1 for token in query)
-    assert (whole, other) == bounded.query_chars(key, tuple(query))
+    assert (whole, other) == set_chars(key, tuple(query))
     line = set(index.entry_keys[entry].split())
     held = index.entry_weights.token_sets[entry]
     line_whole = sum(len(token) + 1 for token in line)
@@ -142,9 +142,7 @@ def test_the_ratio_bound_of_many_lines_is_each_ones(index: MatchIndex) -> None:
         query = tuple(set(informative(key.split())))
         found = shared_arrays(index, held_postings(index, query))
         chars = index.line_arrays.chars[found.lines]
-        many = bounded.ratio_bound(
-            *bounded.query_chars(key, query), chars[:, 0], chars[:, 1], found.chars
-        )
+        many = bounded.ratio_bound(*set_chars(key, query), chars[:, 0], chars[:, 1], found.chars)
         one = [_ratio_bound(index, key, entry) for entry in found.lines.tolist()]
         assert many.tolist() == one  # the same floats, not just close
 
@@ -161,7 +159,7 @@ def test_each_lines_bounds_are_over_its_score(
         entries = list(shared)
         found = shared_arrays(index, held_postings(index, query))
         assert found.lines.tolist() == sorted(entries)
-        tight = bounded.line_bounds(index, scorer, bounded.query_chars(key, query), found, mass)
+        tight = bounded.line_bounds(index, scorer, set_chars(key, query), found, mass)
         bounds = dict(zip(found.lines.tolist(), tight.tolist(), strict=True))
         loose = dict(
             zip(

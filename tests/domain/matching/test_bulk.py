@@ -18,12 +18,13 @@ from app.domain.matching.bulk import (
     MaskPass,
     fewest,
     normalize_lines,
+    prefix_length,
     runs_holding,
     spaces_tidied,
     within_lines,
 )
 from app.domain.matching.labelled import read_labelled
-from app.domain.matching.normalize import MAX_LINE_CHARS, PREFIX_RES, normalize_line
+from app.domain.matching.normalize import MAX_LINE_CHARS, PREFIX_RES, normalize_line, strip_prefixes
 
 # Characters the rules turn on: digits (ASCII and not), brackets, separators, placeholders'
 # angle brackets, white space of every kind, escapes, controls and the letters of levels.
@@ -77,6 +78,26 @@ def test_generated_lines_are_normalised_as_normalize_line_does(lines: list[str])
 @given(st.lists(st.text(max_size=80), max_size=8))
 def test_any_text_is_normalised_as_normalize_line_does(lines: list[str]) -> None:
     assert normalize_lines(lines) == [normalize_line(line) for line in lines]
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        pytest.param(labelled_lines(), id="labelled set"),
+        pytest.param(whole_log_lines(), id="whole logs"),
+        pytest.param(["", "  ", "[rank0]:   ", "INFO ", "12: ", "\u2028INFO x"], id="edges"),
+    ],
+)
+def test_the_prefix_pass_takes_what_strip_prefixes_takes(lines: list[str]) -> None:
+    assert [prefix_length(line) for line in lines] == [
+        len(line) - len(strip_prefixes(line)) for line in lines
+    ]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(TRICKY, max_size=40).map("".join))
+def test_the_prefix_pass_takes_what_strip_prefixes_takes_of_generated_lines(line: str) -> None:
+    assert prefix_length(line) == len(line) - len(strip_prefixes(line))
 
 
 def test_a_line_holding_a_newline_is_normalised_on_its_own() -> None:

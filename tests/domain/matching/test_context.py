@@ -1,10 +1,13 @@
-"""What a text gives away about its run: the phase, read from the words it prints."""
+"""What a text gives away about its run: the phase and the GPU count, read from the words
+it prints."""
 
 from __future__ import annotations
 
 import pytest
+from paths import LABELLED
 
-from app.domain.matching.context import infer_context
+from app.domain.matching.context import GPU_COUNT_RES, infer_context
+from app.domain.matching.labelled import read_labelled
 
 
 @pytest.mark.parametrize(
@@ -38,3 +41,39 @@ from app.domain.matching.context import infer_context
 )
 def test_the_phase_is_read_from_what_the_text_prints(line: str, phase: str | None) -> None:
     assert infer_context(line).get("phase") == phase
+
+
+@pytest.mark.parametrize(
+    ("text", "gpus"),
+    [
+        pytest.param("torchrun: WORLD_SIZE=16 LOCAL_RANK=3", "16", id="world-size-upper"),
+        pytest.param("launching with world_size: 8", "8", id="world-size-lower"),
+        pytest.param("World_Size=8", None, id="world-size-in-mixed-case-is-not-read"),
+        pytest.param("--nproc_per_node=4 train.py", "4", id="nproc-per-node"),
+        pytest.param("LLM(model=m, tensor_parallel_size=2)", "2", id="tensor-parallel"),
+        pytest.param("a node of 8x H100 SXM", "8", id="count-times-gpu"),
+        pytest.param("a node of 8 X NVIDIA A100 80GB", "8", id="count-times-gpu-any-case"),
+        pytest.param("on 4 × GPUs", "4", id="not-ascii-times-sign"),
+        pytest.param("8x speed-up on the next step", None, id="a-count-of-nothing"),
+    ],
+)
+def test_the_gpu_count_is_read_from_what_the_text_prints(text: str, gpus: str | None) -> None:
+    assert infer_context(text).get("gpus") == gpus
+
+
+def test_every_gpu_count_match_holds_one_of_its_needles() -> None:
+    """A pattern is not run on a lowered text holding none of its needles: over the
+    labelled lines and the lines above, every match holds one."""
+    texts = [line.text for line in read_labelled(LABELLED)] + [
+        "WORLD_SIZE=16",
+        "n_gpus = 2",
+        "num_gpus:1",
+        "tp_size=4",
+        "2 x V100",
+        "16x L40S",
+        "3 GPU",
+    ]
+    for text in texts:
+        for pattern, needles in GPU_COUNT_RES:
+            if pattern.search(text):
+                assert any(needle in text.lower() for needle in needles), (pattern, text)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+import pytest
+
 from app.domain.matching.index_tables import ReferencePieces
 from app.domain.matching.index_views import (
     Computed,
@@ -69,6 +71,9 @@ def test_postings_number_each_line_from_its_references_first() -> None:
     assert postings.get("timeout") is None
     assert postings.get("nccl") == {0, 1}
     assert postings.get("timeout", frozenset({7})) == {7}
+    assert postings.array("abort").tolist() == list(postings["abort"])  # in the set's order
+    with pytest.raises(KeyError):
+        postings.array("timeout")
 
 
 def test_owners_and_sizes_read_the_holders() -> None:

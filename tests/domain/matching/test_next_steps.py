@@ -1,5 +1,5 @@
 """What a result card offers to run next: a cause's telling checks, a symptom's
-separating check. Run on tests/fixtures/diagnosis, where fx-timeout's three checks are:
+separating check and the checks naming its top candidates. Run on tests/fixtures/diagnosis, where fx-timeout's three checks are:
 1 confirms or rules out candidate 2; 2 confirms candidate 1 and rules out 3; 3 confirms 3."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from pydantic import ValidationError
 from app.domain.matching.next_steps import (
     CardChecks,
     check_hint,
+    naming_checks,
     separating_check,
     telling_order,
 )
@@ -82,6 +83,39 @@ def test_no_separating_check_when_every_check_names_both_or_neither() -> None:
     neither = cause_with([check((1, 2), (), True), check((3,), (), True)])
     assert separating_check(neither, [1, 2]) is None
     assert separating_check(neither, [1]) is None
+
+
+@pytest.mark.parametrize(
+    ("top", "expected"),
+    [
+        pytest.param([1, 3], [2, 3], id="naming-both-and-splitting-first"),
+        pytest.param([3, 1], [2, 3], id="either-order"),
+        pytest.param([1, 2], [1, 2], id="naming-one-each-in-the-authors-order"),
+        pytest.param([2], [1], id="one-candidate"),
+        pytest.param([], [], id="none"),
+    ],
+)
+def test_the_naming_checks_put_those_naming_more_of_the_top_first(
+    references: dict[str, Reference], top: list[int], expected: list[int]
+) -> None:
+    assert [p + 1 for p in naming_checks(references["fx-timeout"], top)] == expected
+
+
+def test_at_most_two_naming_checks_a_splitting_one_before_another_naming_as_many() -> None:
+    reference = cause_with([check((1,), (), True), check((2,), (), True), check((1,), (2,), True)])
+    assert [p + 1 for p in naming_checks(reference, [1, 2])] == [3, 1]
+
+
+def test_a_cards_checks_for_a_top_pair_are_the_same_each_time_it_is_asked(
+    references: dict[str, Reference],
+) -> None:
+    ranked = [CandidateMatch(id=None, title="t", score=0.5, reasons=[], number=n) for n in (1, 3)]
+    card = CardChecks.of(references["fx-timeout"])
+    first = card.naming([1, 3])
+    assert [h.number for h in first] == [2, 3]
+    first.clear()  # an answer's list is its own
+    assert [h.number for h in card.naming((1, 3))] == [2, 3]
+    assert card.next_checks(ranked) == card.next_checks(ranked) == [card.hints[1]]
 
 
 def test_telling_checks_prefer_commands_then_likelier_causes_then_decisive() -> None:

@@ -5,6 +5,7 @@ every line finds."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from paths import LABELLED, REFERENCES
 
@@ -20,7 +21,9 @@ from app.domain.matching.prefilter import (
     query_mass,
     shared_arrays,
     shared_masses,
+    summed,
     walk,
+    weighted_counts,
 )
 from app.domain.matching.tokens import informative
 from app.domain.references.folder import read_folder
@@ -58,6 +61,19 @@ def test_the_shared_arrays_hold_the_same_floats_in_line_order(index: MatchIndex)
         for entry, chars in zip(found.lines.tolist(), found.chars.tolist(), strict=True):
             held = set(query) & index.entry_weights.token_sets[entry]
             assert chars == sum(len(token) + 1 for token in held)
+
+
+def test_weighted_counts_add_each_weighting_as_summing_it_alone_does() -> None:
+    arrays = [np.array([3, 0], dtype=np.intp), np.array([], dtype=np.intp), np.array([3])]
+    masses, chars = weighted_counts(arrays, 6, [0.1, 5.0, 0.2], [4, 9, 2])
+    assert masses.tolist() == [0.1, 0, 0, 0.1 + 0.2, 0, 0]  # added in the order given
+    assert chars.tolist() == [4.0, 0, 0, 6.0, 0, 0]
+    assert chars.dtype == np.float64
+    assert summed(list(zip(arrays, [0.1, 5.0, 0.2], strict=True)), 6).tolist() == masses.tolist()
+    (empty,) = weighted_counts(arrays[1:2], 2, [1.0])  # np.bincount gives int 0s here
+    assert empty.tolist() == [0.0, 0.0]
+    assert empty.dtype == np.float64
+    assert weighted_counts([], 3, [], [])[1].tolist() == [0.0, 0.0, 0.0]
 
 
 def test_lines_come_highest_coverage_first_then_by_position(index: MatchIndex) -> None:

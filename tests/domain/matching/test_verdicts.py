@@ -49,3 +49,89 @@ def test_verdicts_are_kept_per_context_and_forgotten_past_the_limit(
     verdicts.of(2, training)  # the fourth: the three before are forgotten
     assert verdicts.of(0, training) is not first
     assert verdicts.of(0, training) == first
+
+
+def _reference(**fields: object) -> Reference:
+    """A reference about a DeepSpeed ZeRO-3 hang on H100s, with the fields given."""
+    base: dict[str, object] = {
+        "id": "r",
+        "title": "ZeRO-3 hang on Llama fine-tunes",
+        "summary": "An all-reduce never returns.",
+        "category": "training",
+        "tags": ["nccl", "offload"],
+        "frameworks": ["DeepSpeed", "pytorch"],
+        "phases": ["training"],
+        "hardware": ["H100", "InfiniBand"],
+        "updated": "2026-01-01",
+        "messages": [],
+        "context_markdown": "",
+        "context_html": "",
+        "checks": [],
+        "sources": [],
+        "path": "references/r.md",
+        "content_hash": "0" * 64,
+    }
+    return Reference.model_validate(base | fields)
+
+
+@pytest.mark.parametrize(
+    ("fields", "offset", "reasons"),
+    [
+        pytest.param({"framework": "deepspeed"}, 0.03, ["framework deepspeed agrees"], id="fw"),
+        pytest.param({"framework": "torch"}, 0.03, ["framework torch agrees"], id="alias"),
+        pytest.param(
+            {"framework": "vllm"},
+            -0.05,
+            ["framework vllm is not among DeepSpeed, pytorch"],
+            id="other-framework",
+        ),
+        pytest.param({"phase": "Training"}, 0.03, ["phase Training agrees"], id="phase"),
+        pytest.param({"gpu": "h 100"}, 0.03, ["GPU h 100 agrees"], id="gpu-any-case"),
+        pytest.param({"gpu": "A100"}, -0.05, ["GPU A100 is not among H100"], id="other-gpu"),
+        pytest.param({"gpus": "8"}, 0.03, ["8 GPUs fits a multi-GPU failure"], id="gpus"),
+        pytest.param(
+            {"gpus": "1"}, -0.05, ["a single GPU rules out most multi-GPU failures"], id="one"
+        ),
+        pytest.param(
+            {"model": "Llama-3-70B"},
+            0.03,
+            ["model Llama-3-70B is named by the reference"],
+            id="model",
+        ),
+        pytest.param({"model": "mixtral-8x7b"}, 0.0, [], id="model-not-named"),
+        pytest.param(
+            {"notes": "no offload here"}, -0.05, ["your notes rule out offload"], id="negated"
+        ),
+        pytest.param(
+            {"notes": "nccl hang with offload"},
+            0.03,
+            ["your notes mention hang, nccl, offload"],
+            id="notes",
+        ),
+        pytest.param(
+            {"framework": "deepspeed", "phase": "training", "gpu": "H100", "gpus": "8"},
+            0.10,
+            [
+                "framework deepspeed agrees",
+                "phase training agrees",
+                "GPU H100 agrees",
+                "8 GPUs fits a multi-GPU failure",
+            ],
+            id="agreeing-lifts-at-most-max-lift",
+        ),
+    ],
+)
+def test_each_field_agrees_or_disagrees_by_what_the_reference_names(
+    fields: dict[str, str], offset: float, reasons: list[str]
+) -> None:
+    found, said = context_adjustment(_reference(), fields)
+    assert found == pytest.approx(offset)
+    assert list(said) == reasons
+
+
+def test_a_reference_naming_no_gpu_model_or_not_distributed_says_nothing_of_them() -> None:
+    plain = _reference(hardware=["InfiniBand"], tags=["checkpoint"], frameworks=[])
+    assert context_adjustment(plain, {"gpu": "H100", "gpus": "8", "framework": "vllm"}) == (
+        0.0,
+        (),
+    )
