@@ -51,8 +51,9 @@ TIME_BOX_S = 18.0
 QUERIES = 1_000
 # At the shipped references a query takes about a millisecond, and one slow tick of the
 # machine moves a p99 over single runs by a tenth of the kernel's: each query is timed
-# this many times there (alternating which goes first) and its median run counts. Larger
-# indexes are timed once per query (their time box holds a few hundred queries).
+# this many times there (alternating which goes first), and the p99 of each query's
+# median run is printed beside the target's, which is over first runs. Larger indexes are
+# timed once per query (their time box holds a few hundred queries).
 REPEATS_SHIPPED = 3
 LOG_LINES = 100_000
 PLACEHOLDER_RE = re.compile(r"<([a-z][a-z_-]*)>")
@@ -232,23 +233,34 @@ def single_message(references: Sequence[Reference], queries: Sequence[str], labe
     messages = list(index.entry_keys)
     repeats = REPEATS_SHIPPED if label == "shipped" else 1
     kernel, product = timed_runs(index, messages, queries, repeats)
-    timed = sum(1 for runs in kernel if len(runs) == repeats)
-    kernel_ms = [statistics.median(runs) for runs in kernel[:timed]]
-    product_ms = [statistics.median(runs) for runs in product[:timed]]
     recall = recall_at_5(index, queries)
-    kernel_p99, product_p99 = percentile(kernel_ms, 0.99), percentile(product_ms, 0.99)
     # Issue 20 sets the p99 at the shipped references and at 10,000; 1,000 is shown only.
     target = {"shipped": "<= 1.5x", "10,000": "<= 0.30x"}.get(label, "")
-    runs = f", median of {repeats} runs each" if repeats > 1 else ""
+    timed = sum(1 for runs in kernel if runs)
     print(
         f"single message @ {label}: {len(references)} refs, {len(messages)} message lines, "
         f"index built in {build_s:.2f} s, views worked out in {warm_s:.2f} s, "
-        f"{timed} queries{runs}"
+        f"{timed} queries"
     )
-    kernel_p50, product_p50 = percentile(kernel_ms, 0.5), percentile(product_ms, 0.5)
+    first_kernel = [runs[0] for runs in kernel if runs]
+    first_product = [runs[0] for runs in product if runs]
+    kernel_p50, product_p50 = percentile(first_kernel, 0.5), percentile(first_product, 0.5)
     row("p50", f"{product_p50:.3f} ms", f"kernel {kernel_p50:.3f} ms", "")
+    kernel_p99, product_p99 = percentile(first_kernel, 0.99), percentile(first_product, 0.99)
     ratio = product_p99 / kernel_p99
     row("p99", f"{product_p99:.3f} ms = {ratio:.2f}x", f"kernel {kernel_p99:.3f} ms", target)
+    # The first run of a query pays what only a new text or context pays (its stems, its
+    # context's verdicts); the median of its runs is steadier against the machine's ticks.
+    steady = [n for n, runs in enumerate(kernel) if len(runs) == repeats]
+    if repeats > 1 and steady:
+        kernel_p99 = percentile([statistics.median(kernel[n]) for n in steady], 0.99)
+        product_p99 = percentile([statistics.median(product[n]) for n in steady], 0.99)
+        row(
+            f"p99, median of {repeats} runs each",
+            f"{product_p99:.3f} ms = {product_p99 / kernel_p99:.2f}x",
+            f"kernel {kernel_p99:.3f} ms",
+            "shown only",
+        )
     row("recall@5 vs exhaustive", f"{recall[0]:.4f}", f"{recall[1]} queries", ">= 0.99")
 
 

@@ -7,6 +7,8 @@ SQLite is the embedded default; PostgreSQL (psycopg 3) is for replicas sharing a
 from __future__ import annotations
 
 import logging
+import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -31,6 +33,8 @@ BUSY_TIMEOUT_MS = 15_000
 # writer at a time; one migration run at a time.
 WRITE_LOCK_KEY = 0x6661696C72656601
 MIGRATION_LOCK_KEY = 0x6661696C72656602
+# Between tries at turning a new SQLite file to WAL (`_write_ahead`).
+WAL_RETRY_S = 0.005
 
 
 def make_engine(settings: Settings) -> Engine:
@@ -64,13 +68,30 @@ def _sqlite_pragmas(connection: Any, _record: Any) -> None:
     # Let SQLAlchemy's "begin" event issue BEGIN itself, so a writer can ask for IMMEDIATE.
     connection.isolation_level = None
     cursor = connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
+    _write_ahead(cursor)
     cursor.execute("PRAGMA synchronous=FULL")
     cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
     cursor.execute("PRAGMA foreign_keys=ON")
     # Deleted rows (pruned queries) are overwritten, not left in free pages of the file.
     cursor.execute("PRAGMA secure_delete=ON")
     cursor.close()
+
+
+def _write_ahead(cursor: Any) -> None:
+    """PRAGMA journal_mode=WAL, tried again until the busy timeout. Two connections that
+    open a new file at once both read it and then want it to themselves to turn it to WAL:
+    SQLite answers one "database is locked" at once, without waiting (waiting could never
+    end), and that one's next try finds the file in WAL already."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as error:
+            busy = getattr(error, "sqlite_errorcode", None) == sqlite3.SQLITE_BUSY
+            if not busy or time.monotonic() >= deadline:
+                raise
+        time.sleep(WAL_RETRY_S)
 
 
 def _sqlite_begin(connection: Connection) -> None:

@@ -3,6 +3,7 @@ migrations from empty, and two replicas upgrading at once leave one schema."""
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 import time
 from collections.abc import Iterator
@@ -85,6 +86,46 @@ def test_the_write_lock_is_released_with_the_transaction(
     holder.take()  # would time out (SQLite) or wait forever (PostgreSQL) if still held
     holder.release()
     holder.close()
+
+
+class _BusyCursor:
+    """A cursor whose first `busy` statements fail as SQLite fails a journal-mode change
+    that two connections opening a new file race for (or with another `code`)."""
+
+    def __init__(self, busy: int, code: int = sqlite3.SQLITE_BUSY) -> None:
+        self.busy, self.code, self.tries = busy, code, 0
+
+    def execute(self, statement: str) -> None:
+        assert statement == "PRAGMA journal_mode=WAL"
+        self.tries += 1
+        if self.tries <= self.busy:
+            error = sqlite3.OperationalError("database is locked")
+            error.sqlite_errorcode = self.code
+            raise error
+
+
+def test_turning_a_new_file_to_wal_is_tried_again_while_it_is_busy(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(db, "WAL_RETRY_S", 0.0)
+    cursor = _BusyCursor(busy=3)
+    db._write_ahead(cursor)
+    assert cursor.tries == 4
+
+
+def test_another_error_or_a_busy_file_past_the_timeout_is_raised(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(db, "WAL_RETRY_S", 0.0)
+    other = _BusyCursor(busy=1, code=sqlite3.SQLITE_CORRUPT)
+    with pytest.raises(sqlite3.OperationalError):
+        db._write_ahead(other)
+    assert other.tries == 1
+    monkeypatch.setattr(db, "BUSY_TIMEOUT_MS", 0)
+    locked = _BusyCursor(busy=1_000)
+    with pytest.raises(sqlite3.OperationalError):
+        db._write_ahead(locked)
+    assert locked.tries == 1
 
 
 def test_two_upgrades_at_once_leave_one_schema(engine: Engine, settings: Settings) -> None:

@@ -1,5 +1,5 @@
-"""Rank a symptom's candidate causes for one paste, and pick the checks that tell the top
-two apart.
+"""Rank a symptom's candidate causes for one paste, with the checks naming the top two
+(`next_steps.naming_checks`).
 
 A symptom (a watchdog timeout, a CUDA OOM) is printed for many causes; which one it is
 shows in the rest of the paste. Each candidate starts from its place in the author's list
@@ -72,7 +72,12 @@ class PasteEvidence:
     def lowered(self) -> str:
         """The text snippets are looked for in, lower-case (a scan or a judge passes it in,
         read once)."""
-        return self.lowered_text or self.text[:MAX_EVIDENCE_CHARS].lower()
+        return self.lowered_text or evidence_text(self.text)
+
+
+def evidence_text(text: str) -> str:
+    """The part of a paste snippets are looked for in, lower-case."""
+    return text[:MAX_EVIDENCE_CHARS].lower()
 
 
 def rank_candidates(

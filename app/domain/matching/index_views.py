@@ -229,7 +229,8 @@ class _Numbered(_Keyed[frozenset[int]]):
         self._arrays: dict[str, NDArray[np.intp]] = {}
 
     def array(self, key: str) -> NDArray[np.intp]:
-        """The numbers of `key`, in the order its set iterates (KeyError when it has none)."""
+        """The numbers of `key`, in the order its set iterates (KeyError when the table
+        does not hold `key`)."""
         found = self._arrays.get(key)
         if found is None:
             numbers = self[key]

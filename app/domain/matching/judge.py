@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from app.domain.matching.bounded import best_line
-from app.domain.matching.candidates import MAX_EVIDENCE_CHARS, PasteEvidence, rank_candidates
+from app.domain.matching.candidates import PasteEvidence, evidence_text, rank_candidates
 from app.domain.matching.context import QueryContext
 from app.domain.matching.evidence import quieter
 from app.domain.matching.index import MatchIndex
@@ -119,7 +119,7 @@ class Judge:
                 if line.similarity > messages.get(ref, (0.0, 0))[0]:
                     messages[ref] = (line.similarity, number)
         if not self._lowered:
-            self._lowered = self.text[:MAX_EVIDENCE_CHARS].lower()
+            self._lowered = evidence_text(self.text)
         return PasteEvidence(
             text=self.text,
             lowered_text=self._lowered,

@@ -1,5 +1,6 @@
 """What to run next for a match: a cause's most telling evidence checks, or the one check
-that tells a symptom's top two candidates apart.
+that tells a symptom's top two candidates apart; and the checks that name those two,
+shown under its ranked candidates.
 
 A reader at a result card should be able to act without opening the reference, so each
 card carries a few checks with their commands. Which ones is read from the data the

@@ -98,7 +98,8 @@ ContextVerdict = tuple[float, tuple[str, ...]]  # a context_adjustment: offset a
 
 
 def context_adjustment(reference: Reference, fields: dict[str, str]) -> ContextVerdict:
-    """A multiplier offset in [-MAX_DROP, MAX_LIFT] and a reason per field that counted."""
+    """A multiplier offset in [-MAX_DROP, MAX_LIFT] and a reason per field that counted,
+    worked out anew (`ContextVerdicts` remembers them per index and context)."""
     return ContextTerms.of(reference).adjustment(fields)
 
 
@@ -116,11 +117,13 @@ class ContextTerms:
     gpu_names: frozenset[str]  # upper case, without spaces
     distributed: bool
     keywords: frozenset[str]
+    note_words: frozenset[str]  # the keywords but stop words, which notes are read for
 
     @classmethod
     def of(cls, reference: Reference) -> ContextTerms:
         gpus = tuple(name for name in reference.hardware if GPU.any_case.fullmatch(name.strip()))
         named = {word.lower() for word in (*reference.tags, *reference.frameworks)}
+        keywords = frozenset(words((reference.title, reference.summary, *reference.tags)))
         return cls(
             frameworks=tuple(reference.frameworks),
             framework_names=frozenset(_framework_name(f) for f in reference.frameworks),
@@ -129,7 +132,8 @@ class ContextTerms:
             gpus=gpus,
             gpu_names=frozenset(name.replace(" ", "").upper() for name in gpus),
             distributed=not named.isdisjoint(DISTRIBUTED_WORDS),
-            keywords=frozenset(words((reference.title, reference.summary, *reference.tags))),
+            keywords=keywords,
+            note_words=keywords - STOPWORDS,
         )
 
     def adjustment(self, fields: Mapping[str, str]) -> ContextVerdict:
@@ -189,11 +193,10 @@ class ContextTerms:
     def _notes(self, value: str | None) -> tuple[bool, str] | None:
         if not value:
             return None
-        keywords = self.keywords - STOPWORDS
-        negated = sorted(negated_words(value) & keywords)
+        negated = sorted(negated_words(value) & self.note_words)
         if negated:
             return False, f"your notes rule out {', '.join(negated[:3])}"
-        shared = sorted(set(words([value])) & keywords)
+        shared = sorted(set(words([value])) & self.note_words)
         if len(shared) < 2:
             return None
         return True, f"your notes mention {', '.join(shared[:5])}"

@@ -61,18 +61,26 @@ def test_the_gpu_count_is_read_from_what_the_text_prints(text: str, gpus: str | 
     assert infer_context(text).get("gpus") == gpus
 
 
+GPU_COUNT_TEXTS = [
+    *(f"{key}=8" for key in ("world_size", "WORLD_SIZE", "nproc_per_node", "num_gpus", "n_gpus")),
+    *(f"{key}: 8" for key in ("tensor_parallel_size", "tp_size")),
+    *(
+        text
+        for name in ("H100", "A100", "H200", "B200", "V100", "L40S", "GPU", "GPUs")
+        for text in (f"8x {name}", f"8 X NVIDIA {name.lower()}")
+    ),
+]
+
+
+@pytest.mark.parametrize("text", GPU_COUNT_TEXTS)
+def test_every_way_of_giving_a_gpu_count_is_read(text: str) -> None:
+    assert infer_context(f"launching: {text} ok").get("gpus") == "8"
+
+
 def test_every_gpu_count_match_holds_one_of_its_needles() -> None:
     """A pattern is not run on a lowered text holding none of its needles: over the
-    labelled lines and the lines above, every match holds one."""
-    texts = [line.text for line in read_labelled(LABELLED)] + [
-        "WORLD_SIZE=16",
-        "n_gpus = 2",
-        "num_gpus:1",
-        "tp_size=4",
-        "2 x V100",
-        "16x L40S",
-        "3 GPU",
-    ]
+    labelled lines and every way of giving a count, every match holds one."""
+    texts = [line.text for line in read_labelled(LABELLED)] + GPU_COUNT_TEXTS
     for text in texts:
         for pattern, needles in GPU_COUNT_RES:
             if pattern.search(text):

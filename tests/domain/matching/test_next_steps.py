@@ -1,5 +1,6 @@
 """What a result card offers to run next: a cause's telling checks, a symptom's
-separating check and the checks naming its top candidates. Run on tests/fixtures/diagnosis, where fx-timeout's three checks are:
+separating check and the checks naming its top candidates. Run on tests/fixtures/diagnosis,
+where fx-timeout's three checks are:
 1 confirms or rules out candidate 2; 2 confirms candidate 1 and rules out 3; 3 confirms 3."""
 
 from __future__ import annotations
@@ -101,8 +102,13 @@ def test_the_naming_checks_put_those_naming_more_of_the_top_first(
     assert [p + 1 for p in naming_checks(references["fx-timeout"], top)] == expected
 
 
-def test_at_most_two_naming_checks_a_splitting_one_before_another_naming_as_many() -> None:
-    reference = cause_with([check((1,), (), True), check((2,), (), True), check((1,), (2,), True)])
+def test_of_two_checks_naming_both_the_one_that_splits_them_goes_first() -> None:
+    reference = cause_with([check((1, 2), (), True), check((1,), (2,), True)])
+    assert [p + 1 for p in naming_checks(reference, [1, 2])] == [2, 1]
+
+
+def test_at_most_two_checks_are_named_those_naming_more_of_the_top_first() -> None:
+    reference = cause_with([check((1,), (), True), check((2,), (), True), check((1, 2), (), True)])
     assert [p + 1 for p in naming_checks(reference, [1, 2])] == [3, 1]
 
 

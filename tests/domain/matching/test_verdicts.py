@@ -135,3 +135,36 @@ def test_a_reference_naming_no_gpu_model_or_not_distributed_says_nothing_of_them
         0.0,
         (),
     )
+
+
+@pytest.mark.parametrize(
+    ("reference", "fields", "reasons"),
+    [
+        pytest.param(
+            {"tags": [], "frameworks": ["DeepSpeed"]},
+            {"gpus": "8"},
+            ["8 GPUs fits a multi-GPU failure"],
+            id="multi-gpu-by-its-framework-alone",
+        ),
+        pytest.param(
+            {"frameworks": ["torch"]},
+            {"framework": "pytorch"},
+            ["framework pytorch agrees"],
+            id="an-alias-on-the-references-side",
+        ),
+        pytest.param(
+            {"phases": ["Inference"]}, {"phase": "inference"}, ["phase inference agrees"], id="case"
+        ),
+        pytest.param({}, {"notes": "it is on the way"}, [], id="notes-of-stop-words-alone"),
+        pytest.param(
+            {},
+            {"notes": "the reduce returns late"},
+            ["your notes mention reduce, returns"],
+            id="notes-meeting-the-summary",
+        ),
+    ],
+)
+def test_what_a_verdict_reads_of_the_reference(
+    reference: dict[str, object], fields: dict[str, str], reasons: list[str]
+) -> None:
+    assert list(context_adjustment(_reference(**reference), fields)[1]) == reasons
