@@ -10,7 +10,7 @@ messages do not match stays at zero.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from functools import cached_property
 
 from app.domain.matching.context import GPU, MODEL
 from app.domain.matching.index_views import PerReference
@@ -100,41 +100,53 @@ ContextVerdict = tuple[float, tuple[str, ...]]  # a context_adjustment: offset a
 def context_adjustment(reference: Reference, fields: dict[str, str]) -> ContextVerdict:
     """A multiplier offset in [-MAX_DROP, MAX_LIFT] and a reason per field that counted,
     worked out anew (`ContextVerdicts` remembers them per index and context)."""
-    return ContextTerms.of(reference).adjustment(fields)
+    return ContextTerms(reference).adjustment(fields)
 
 
-@dataclass(frozen=True, slots=True)
 class ContextTerms:
-    """What the field verdicts read of one reference, worked out once: its frameworks,
-    phases and GPUs as named and as compared, whether it is a multi-GPU failure, and the
-    words of its title, summary and tags (~13 us to cut anew for each verdict)."""
+    """What the field verdicts read of one reference, each piece worked out the first time
+    a verdict needs it and kept: its frameworks, phases and GPUs as compared, whether it is
+    a multi-GPU failure, and the words of its title, summary and tags (~13 us to cut anew
+    for each verdict that reads them)."""
 
-    frameworks: tuple[str, ...]
-    framework_names: frozenset[str]  # lower case, aliases resolved
-    phases: tuple[str, ...]
-    phase_names: frozenset[str]  # lower case
-    gpus: tuple[str, ...]  # the hardware entries that name a GPU model
-    gpu_names: frozenset[str]  # upper case, without spaces
-    distributed: bool
-    keywords: frozenset[str]
-    note_words: frozenset[str]  # the keywords but stop words, which notes are read for
+    def __init__(self, reference: Reference) -> None:
+        self.reference = reference
 
-    @classmethod
-    def of(cls, reference: Reference) -> ContextTerms:
-        gpus = tuple(name for name in reference.hardware if GPU.any_case.fullmatch(name.strip()))
+    @cached_property
+    def framework_names(self) -> frozenset[str]:
+        """Lower case, aliases resolved."""
+        return frozenset(_framework_name(f) for f in self.reference.frameworks)
+
+    @cached_property
+    def phase_names(self) -> frozenset[str]:
+        return frozenset(phase.lower() for phase in self.reference.phases)
+
+    @cached_property
+    def gpus(self) -> tuple[str, ...]:
+        """The hardware entries that name a GPU model."""
+        hardware = self.reference.hardware
+        return tuple(name for name in hardware if GPU.any_case.fullmatch(name.strip()))
+
+    @cached_property
+    def gpu_names(self) -> frozenset[str]:
+        """Upper case, without spaces."""
+        return frozenset(name.replace(" ", "").upper() for name in self.gpus)
+
+    @cached_property
+    def distributed(self) -> bool:
+        reference = self.reference
         named = {word.lower() for word in (*reference.tags, *reference.frameworks)}
-        keywords = frozenset(words((reference.title, reference.summary, *reference.tags)))
-        return cls(
-            frameworks=tuple(reference.frameworks),
-            framework_names=frozenset(_framework_name(f) for f in reference.frameworks),
-            phases=tuple(reference.phases),
-            phase_names=frozenset(phase.lower() for phase in reference.phases),
-            gpus=gpus,
-            gpu_names=frozenset(name.replace(" ", "").upper() for name in gpus),
-            distributed=not named.isdisjoint(DISTRIBUTED_WORDS),
-            keywords=keywords,
-            note_words=keywords - STOPWORDS,
-        )
+        return not named.isdisjoint(DISTRIBUTED_WORDS)
+
+    @cached_property
+    def keywords(self) -> frozenset[str]:
+        reference = self.reference
+        return frozenset(words((reference.title, reference.summary, *reference.tags)))
+
+    @cached_property
+    def note_words(self) -> frozenset[str]:
+        """The keywords but stop words: what notes are read for."""
+        return self.keywords - STOPWORDS
 
     def adjustment(self, fields: Mapping[str, str]) -> ContextVerdict:
         """`context_adjustment` of the reference these terms are of."""
@@ -155,18 +167,20 @@ class ContextTerms:
         return max(-MAX_DROP, min(MAX_LIFT, offset)), tuple(reason for _, reason in verdicts)
 
     def _framework(self, value: str | None) -> tuple[bool, str] | None:
-        if not value or not self.frameworks:
+        frameworks = self.reference.frameworks
+        if not value or not frameworks:
             return None
         if _framework_name(value) in self.framework_names:
             return True, f"framework {_quoted(value)} agrees"
-        return False, f"framework {_quoted(value)} is not among {', '.join(self.frameworks)}"
+        return False, f"framework {_quoted(value)} is not among {', '.join(frameworks)}"
 
     def _phase(self, value: str | None) -> tuple[bool, str] | None:
-        if not value or not self.phases:
+        phases = self.reference.phases
+        if not value or not phases:
             return None
         if value.lower() in self.phase_names:
             return True, f"phase {_quoted(value)} agrees"
-        return False, f"phase {_quoted(value)} is not among {', '.join(self.phases)}"
+        return False, f"phase {_quoted(value)} is not among {', '.join(phases)}"
 
     def _gpu(self, value: str | None) -> tuple[bool, str] | None:
         if not value or not self.gpus:
@@ -207,7 +221,7 @@ class ContextVerdicts:
     one run share a context, and each asks it of the dozens of references it scores."""
 
     def __init__(self, references: Sequence[Reference], kept: int = VERDICTS_KEPT) -> None:
-        self._terms = PerReference(references, ContextTerms.of)
+        self._terms = PerReference(references, ContextTerms)
         self._kept = kept
         self._found: dict[tuple[int, tuple[tuple[str, str], ...]], ContextVerdict] = {}
 

@@ -7,7 +7,12 @@ from __future__ import annotations
 import pytest
 from paths import REFERENCES
 
-from app.domain.matching.verdicts import ContextVerdicts, context_adjustment, fields_key
+from app.domain.matching.verdicts import (
+    ContextTerms,
+    ContextVerdicts,
+    context_adjustment,
+    fields_key,
+)
 from app.domain.references.document import Reference
 from app.domain.references.folder import read_folder
 
@@ -168,3 +173,11 @@ def test_what_a_verdict_reads_of_the_reference(
     reference: dict[str, object], fields: dict[str, str], reasons: list[str]
 ) -> None:
     assert list(context_adjustment(_reference(**reference), fields)[1]) == reasons
+
+
+def test_a_references_words_are_cut_only_for_a_verdict_that_reads_them() -> None:
+    terms = ContextTerms(_reference())
+    terms.adjustment({"framework": "vllm", "phase": "training", "gpus": "8"})
+    assert "keywords" not in vars(terms)  # ~13 us a reference, for a model or notes alone
+    terms.adjustment({"model": "llama-3-8b"})
+    assert "llama" in vars(terms)["keywords"]
