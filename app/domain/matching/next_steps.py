@@ -11,7 +11,7 @@ ones, is worked out once per index (`CardChecks`, read through `MatchIndex.check
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from app.domain.matching.results import CandidateMatch, CheckHint
@@ -25,8 +25,16 @@ MAX_CHECK_HINTS = 2
 
 def check_hint(reference: Reference, number: int) -> CheckHint:
     """Check `number` (1-based) of `reference`, with the titles of the causes it names."""
-    check = reference.checks[number - 1]
+    return _hint(reference.checks[number - 1], number, cause_titles(reference))
+
+
+def check_hints(reference: Reference) -> tuple[CheckHint, ...]:
+    """Every check of `reference` as `check_hint` gives it, its causes' titles read once."""
     titles = cause_titles(reference)
+    return tuple(_hint(check, n, titles) for n, check in enumerate(reference.checks, start=1))
+
+
+def _hint(check: Check, number: int, titles: Mapping[int, str]) -> CheckHint:
     return CheckHint(
         text=check.markdown,
         html=check.html,
@@ -125,7 +133,7 @@ class CardChecks:
     @classmethod
     def of(cls, reference: Reference) -> CardChecks:
         """The card checks of one reference."""
-        hints = tuple(check_hint(reference, n) for n in range(1, len(reference.checks) + 1))
+        hints = check_hints(reference)
         telling = tuple(hints[p] for p in telling_order(reference)[:MAX_TELLING_CHECKS])
         return cls(reference, hints, telling)
 
