@@ -46,6 +46,9 @@ T = TypeVar("T")
 # Changed references spliced into the last index's line tables, at most (each splice copies
 # the tables once); past this many, or when references come, go or move, they are joined anew.
 SPLICE_MAX = 8
+# Up to this many references, a load works out every reference's card checks (~35 us
+# each, ~70 ms here in the warming thread): each reference's first answer would pay it.
+CARDS_WARMED_UP_TO = 2_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +75,7 @@ class MatchIndex:
     code_paths: Owners
     positions: Mapping[str, int]
     symptom_causes: Mapping[str, frozenset[str]]
-    checks: Sequence[CardChecks]  # each reference's checks as result cards offer them
+    checks: PerReference[Reference, CardChecks]  # each reference's checks as cards offer them
     # Each reference's context verdicts, per context asked: a memo, not what the index is.
     verdicts: ContextVerdicts = field(compare=False)
 
@@ -297,8 +300,9 @@ def warm(index: MatchIndex) -> None:
     in their cache: the first queries after a load would otherwise pay for them (a token
     held by thousands of lines costs milliseconds the first time; see bench/README.md).
     Each value is the one a query would have worked out. What only some answers read
-    (line weights, card checks, a symptom's causes) stays worked out on demand. The
-    collector is left on: this runs beside requests, whose builds pause it."""
+    (line weights, a symptom's causes) stays worked out on demand, and so do the card
+    checks of more than CARDS_WARMED_UP_TO references. The collector is left on: this
+    runs beside requests, whose builds pause it."""
     for view in (index.idf, index.keyword_weights):
         view.fill()
     index.postings.fill_from(index.entry_weights.token_sets)
@@ -306,6 +310,8 @@ def warm(index: MatchIndex) -> None:
         numbered.fill_arrays()
     index.entry_masses.fill()
     index.line_arrays.fill()  # every line's characters too (`entry_chars`)
+    if len(index.references) <= CARDS_WARMED_UP_TO:
+        index.checks.fill()
     compile_slots({slot for ref in index.references for m in ref.messages for slot in m.slots})
 
 

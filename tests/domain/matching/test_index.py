@@ -12,6 +12,7 @@ from dataclasses import fields
 import pytest
 from paths import REFERENCES
 
+from app.domain.matching import index as index_module
 from app.domain.matching.index import IndexCache, MatchIndex, build_index, warm
 from app.domain.matching.match import match_text
 from app.domain.matching.scan import scan_log
@@ -199,3 +200,25 @@ def test_warming_compiles_the_value_patterns_when_they_all_fit(
     monkeypatch.setattr(values, "SLOT_PATTERNS_KEPT", len(slots) - 1)
     warm(build_index(references))
     assert values._slot_regexes.cache_info().currsize == 0  # more than fit: left to the queries
+
+
+def test_warming_works_out_the_card_checks_of_a_small_index_only(
+    references: list[Reference], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made: list[str] = []
+    card_checks = index_module.CardChecks.of
+
+    def counted(reference: Reference) -> index_module.CardChecks:
+        made.append(reference.id)
+        return card_checks(reference)
+
+    monkeypatch.setattr(index_module.CardChecks, "of", counted)
+    small = build_index(references)
+    warm(small)
+    assert sorted(made) == sorted(r.id for r in references)
+    assert small.checks[0].reference is references[0]  # read, not worked out again
+    assert len(made) == len(references)
+    made.clear()
+    monkeypatch.setattr(index_module, "CARDS_WARMED_UP_TO", len(references) - 1)
+    warm(build_index(references))
+    assert made == []  # left to the answers that show them
