@@ -81,14 +81,17 @@ def _write_ahead(cursor: Any) -> None:
     """PRAGMA journal_mode=WAL, tried again until the busy timeout. Two connections that
     open a new file at once both read it and then want it to themselves to turn it to WAL:
     SQLite answers one "database is locked" at once, without waiting (waiting could never
-    end), and that one's next try finds the file in WAL already."""
+    end), and that one's next try finds the file in WAL already. A file another connection
+    holds waits in SQLite's busy handler instead, so a try begun just before the deadline
+    may wait one busy timeout more."""
     deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
     while True:
         try:
             cursor.execute("PRAGMA journal_mode=WAL")
             return
         except sqlite3.OperationalError as error:
-            busy = getattr(error, "sqlite_errorcode", None) == sqlite3.SQLITE_BUSY
+            code = getattr(error, "sqlite_errorcode", None) or 0
+            busy = code & 0xFF == sqlite3.SQLITE_BUSY  # SQLITE_BUSY_RECOVERY and the like
             if not busy or time.monotonic() >= deadline:
                 raise
         time.sleep(WAL_RETRY_S)

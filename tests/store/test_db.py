@@ -113,19 +113,40 @@ def test_turning_a_new_file_to_wal_is_tried_again_while_it_is_busy(
     assert cursor.tries == 4
 
 
+class _Clock:
+    """`time` as `db` reads it, its clock moved by sleeping alone."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+
 def test_another_error_or_a_busy_file_past_the_timeout_is_raised(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(db, "WAL_RETRY_S", 0.0)
+    monkeypatch.setattr(db, "time", _Clock())
     other = _BusyCursor(busy=1, code=sqlite3.SQLITE_CORRUPT)
     with pytest.raises(sqlite3.OperationalError):
         db._write_ahead(other)
     assert other.tries == 1
-    monkeypatch.setattr(db, "BUSY_TIMEOUT_MS", 0)
+    monkeypatch.setattr(db, "BUSY_TIMEOUT_MS", 10)
+    monkeypatch.setattr(db, "WAL_RETRY_S", 0.004)
     locked = _BusyCursor(busy=1_000)
     with pytest.raises(sqlite3.OperationalError):
         db._write_ahead(locked)
-    assert locked.tries == 1
+    assert locked.tries == 4  # at 0, 4, 8 and 12 ms: the last past the 10 ms timeout
+
+
+def test_an_extended_busy_code_is_tried_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(db, "WAL_RETRY_S", 0.0)
+    recovering = _BusyCursor(busy=2, code=sqlite3.SQLITE_BUSY | (1 << 8))  # BUSY_RECOVERY
+    db._write_ahead(recovering)
+    assert recovering.tries == 3
 
 
 def test_two_upgrades_at_once_leave_one_schema(engine: Engine, settings: Settings) -> None:

@@ -46,9 +46,10 @@ T = TypeVar("T")
 # Changed references spliced into the last index's line tables, at most (each splice copies
 # the tables once); past this many, or when references come, go or move, they are joined anew.
 SPLICE_MAX = 8
-# Up to this many references, a load works out every reference's card checks (~35 us
-# each, ~70 ms here in the warming thread): each reference's first answer would pay it.
-CARDS_WARMED_UP_TO = 2_000
+# Up to this many references, a load works out every reference's card checks in the
+# warming thread (40-240 us and ~9 KB each with the collector on: at most ~0.1 s and 5 MB),
+# which each reference's first answer would otherwise pay.
+CARDS_WARMED_UP_TO = 500
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,7 @@ messages do not match stays at zero.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping, Sequence
 from functools import cached_property
 
@@ -107,7 +108,8 @@ class ContextTerms:
     """What the field verdicts read of one reference, each piece worked out the first time
     a verdict needs it and kept: its frameworks, phases and GPUs as compared, whether it is
     a multi-GPU failure, and the words of its title, summary and tags (~13 us to cut anew
-    for each verdict that reads them)."""
+    for each verdict that reads them; kept interned, ~2 KB a reference, for the references
+    a model or notes field was asked of)."""
 
     def __init__(self, reference: Reference) -> None:
         self.reference = reference
@@ -141,12 +143,9 @@ class ContextTerms:
     @cached_property
     def keywords(self) -> frozenset[str]:
         reference = self.reference
-        return frozenset(words((reference.title, reference.summary, *reference.tags)))
-
-    @cached_property
-    def note_words(self) -> frozenset[str]:
-        """The keywords but stop words: what notes are read for."""
-        return self.keywords - STOPWORDS
+        return frozenset(
+            map(sys.intern, words((reference.title, reference.summary, *reference.tags)))
+        )
 
     def adjustment(self, fields: Mapping[str, str]) -> ContextVerdict:
         """`context_adjustment` of the reference these terms are of."""
@@ -207,10 +206,11 @@ class ContextTerms:
     def _notes(self, value: str | None) -> tuple[bool, str] | None:
         if not value:
             return None
-        negated = sorted(negated_words(value) & self.note_words)
+        keywords = self.keywords - STOPWORDS
+        negated = sorted(negated_words(value) & keywords)
         if negated:
             return False, f"your notes rule out {', '.join(negated[:3])}"
-        shared = sorted(set(words([value])) & self.note_words)
+        shared = sorted(set(words([value])) & keywords)
         if len(shared) < 2:
             return None
         return True, f"your notes mention {', '.join(shared[:5])}"

@@ -219,6 +219,10 @@ def test_warming_works_out_the_card_checks_of_a_small_index_only(
     assert small.checks[0].reference is references[0]  # read, not worked out again
     assert len(made) == len(references)
     made.clear()
+    monkeypatch.setattr(index_module, "CARDS_WARMED_UP_TO", len(references))
+    warm(build_index(references))
+    assert len(made) == len(references)  # as many as the bound: warmed
+    made.clear()
     monkeypatch.setattr(index_module, "CARDS_WARMED_UP_TO", len(references) - 1)
     warm(build_index(references))
     assert made == []  # left to the answers that show them
