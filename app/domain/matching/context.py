@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.domain.matching.either_case import EitherCase, lowered_ascii
+from app.domain.matching.either_case import EitherCase, holds_a_needle, lowered_ascii
 
 # Text beyond this is not searched for context: the head of a log names the framework
 # and GPU, and a 50 MB paste must not cost a second here (about 30 ms for 64 KiB).
@@ -147,7 +147,7 @@ def infer_context(text: str) -> dict[str, str]:
     if gpu := GPU.search(head, lowered):
         found["gpu"] = gpu.group(1).upper().replace(" ", "")
     for count_pattern, needles in GPU_COUNT_RES:
-        if lowered is not None and not any(needle in lowered for needle in needles):
+        if lowered is not None and not holds_a_needle(lowered, needles):
             continue
         if count := count_pattern.search(head):
             found["gpus"] = count.group(1)

@@ -39,7 +39,7 @@ class EitherCase:
         then a match's groups are lower case), else None."""
         if lowered is None:
             return self.any_case.search(text)
-        if self.needles and not any(needle in lowered for needle in self.needles):
+        if self.needles and not holds_a_needle(lowered, self.needles):
             return None
         if self.lower is not None:
             return self.lower.search(lowered)
@@ -49,3 +49,8 @@ class EitherCase:
 def lowered_ascii(text: str) -> str | None:
     """`text.lower()` when lowering keeps every character where it was (ASCII), else None."""
     return text.lower() if text.isascii() else None
+
+
+def holds_a_needle(lowered: str, needles: tuple[str, ...]) -> bool:
+    """Whether a lowered text holds one of these needles (`in`, at C speed)."""
+    return any(needle in lowered for needle in needles)

@@ -46,7 +46,11 @@ class _Keyed(Mapping[str, V]):
             found = self._memo[key] = self._work_out(key)
         return found
 
-    def get(self, key: str, default: V | None = None) -> V | None:  # type: ignore[override]
+    @overload  # type: ignore[override]
+    def get(self, key: str) -> V | None: ...
+    @overload
+    def get(self, key: str, default: V) -> V: ...
+    def get(self, key: str, default: V | None = None) -> V | None:
         # Mapping.get goes through __getitem__ and a caught KeyError: a prefilter asks
         # for every token of every query line, most of which no line holds.
         found = self._memo.get(key)
@@ -98,16 +102,6 @@ class InverseFrequency(_Keyed[float]):
 
     def _work_out(self, token: str) -> float:
         return math.log(1 + self._total / self._counts[token]) / self._scale
-
-    @overload  # type: ignore[override]
-    def get(self, token: str) -> float | None: ...
-    @overload
-    def get(self, token: str, default: float) -> float: ...
-    def get(self, token: str, default: float | None = None) -> float | None:
-        found = self._memo.get(token)  # read first: a query asks for every token it holds
-        if found is not None:
-            return found
-        return self[token] if token in self._counts else default
 
 
 class _PerEntry(Sequence[T]):

@@ -123,10 +123,7 @@ class CardChecks:
     telling: tuple[CheckHint, ...]
     # What a symptom's top candidates (by number) get, worked out the first time they
     # come top: a symptom's candidates come top in few orders, and answers share them.
-    _separating: dict[tuple[int, ...], int | None] = field(
-        default_factory=dict, compare=False, repr=False
-    )
-    _naming: dict[tuple[int, ...], tuple[CheckHint, ...]] = field(
+    _for_top: dict[tuple[int, ...], _TopChecks] = field(
         default_factory=dict, compare=False, repr=False
     )
 
@@ -141,17 +138,28 @@ class CardChecks:
         """What a result card offers to run next, for a cause or for a ranked symptom."""
         if self.reference.kind != "symptom":
             return list(self.telling)
-        top = tuple(candidate.number for candidate in candidates[:2])
-        if top not in self._separating:
-            self._separating[top] = separating_check(self.reference, top)
-        position = self._separating[top]
-        return [] if position is None else [self.hints[position]]
+        return list(self._top([candidate.number for candidate in candidates[:2]]).separating)
 
     def naming(self, top: Sequence[int]) -> list[CheckHint]:
         """The hints of `naming_checks` for these top candidates (by number)."""
+        return list(self._top(top).naming)
+
+    def _top(self, top: Sequence[int]) -> _TopChecks:
         key = tuple(top)
-        found = self._naming.get(key)
+        found = self._for_top.get(key)
         if found is None:
-            positions = naming_checks(self.reference, key)
-            found = self._naming[key] = tuple(self.hints[p] for p in positions)
-        return list(found)
+            position = separating_check(self.reference, key)
+            found = self._for_top[key] = _TopChecks(
+                naming=tuple(self.hints[p] for p in naming_checks(self.reference, key)),
+                separating=() if position is None else (self.hints[position],),
+            )
+        return found
+
+
+@dataclass(frozen=True, slots=True)
+class _TopChecks:
+    """A symptom's checks for one pair of top candidates: those naming them, and the one
+    that tells them apart (none or one)."""
+
+    naming: tuple[CheckHint, ...]
+    separating: tuple[CheckHint, ...]

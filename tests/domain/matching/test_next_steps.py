@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 from paths import DIAGNOSIS
 from pydantic import ValidationError
+from reference_helpers import made_reference
 
 from app.domain.matching.next_steps import (
     CardChecks,
@@ -35,26 +36,9 @@ def check(confirms: tuple[int, ...], rules_out: tuple[int, ...], command: bool) 
 
 def cause_with(checks: list[Check]) -> Reference:
     causes = tuple(Cause(title=f"Cause {n}", markdown="", html="", line=1) for n in (1, 2, 3))
-    base = Reference.model_validate(
-        {
-            "id": "c",
-            "title": "c",
-            "summary": "",
-            "category": "training",
-            "tags": [],
-            "frameworks": [],
-            "phases": [],
-            "updated": "2026-01-01",
-            "messages": [],
-            "context_markdown": "",
-            "context_html": "",
-            "checks": [],
-            "sources": [],
-            "path": "references/c.md",
-            "content_hash": "0" * 64,
-        }
+    return made_reference(id="c", title="c", path="references/c.md").model_copy(
+        update={"causes": causes, "checks": tuple(checks)}
     )
-    return base.model_copy(update={"causes": causes, "checks": tuple(checks)})
 
 
 def test_a_hint_carries_the_causes_by_title_and_number(references: dict[str, Reference]) -> None:

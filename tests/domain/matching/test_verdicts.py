@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from paths import REFERENCES
+from reference_helpers import made_reference
 
 from app.domain.matching.verdicts import (
     ContextTerms,
@@ -58,25 +59,15 @@ def test_verdicts_are_kept_per_context_and_forgotten_past_the_limit(
 
 def _reference(**fields: object) -> Reference:
     """A reference about a DeepSpeed ZeRO-3 hang on H100s, with the fields given."""
-    base: dict[str, object] = {
-        "id": "r",
+    about: dict[str, object] = {
         "title": "ZeRO-3 hang on Llama fine-tunes",
         "summary": "An all-reduce never returns.",
-        "category": "training",
         "tags": ["nccl", "offload"],
         "frameworks": ["DeepSpeed", "pytorch"],
         "phases": ["training"],
         "hardware": ["H100", "InfiniBand"],
-        "updated": "2026-01-01",
-        "messages": [],
-        "context_markdown": "",
-        "context_html": "",
-        "checks": [],
-        "sources": [],
-        "path": "references/r.md",
-        "content_hash": "0" * 64,
     }
-    return Reference.model_validate(base | fields)
+    return made_reference(**(about | fields))
 
 
 @pytest.mark.parametrize(

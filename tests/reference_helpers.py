@@ -1,0 +1,27 @@
+"""A reference made in a test: every field a reference must have, and the ones given."""
+
+from __future__ import annotations
+
+from app.domain.references.document import Reference
+
+
+def made_reference(**fields: object) -> Reference:
+    """A training reference with no messages, checks or sources, but for the fields given."""
+    base: dict[str, object] = {
+        "id": "r",
+        "title": "r",
+        "summary": "",
+        "category": "training",
+        "tags": [],
+        "frameworks": [],
+        "phases": [],
+        "updated": "2026-01-01",
+        "messages": [],
+        "context_markdown": "",
+        "context_html": "",
+        "checks": [],
+        "sources": [],
+        "path": "references/r.md",
+        "content_hash": "0" * 64,
+    }
+    return Reference.model_validate(base | fields)
