@@ -3,15 +3,22 @@ limits every front end shares (spelled here once)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Literal
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-# The checkout (or the image's /app): where the shipped references, static files and
-# migrations live when no setting points elsewhere.
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+# The folder this package is (`app/` in a checkout, `failref/` once installed).
+PACKAGE_DIR = Path(__file__).resolve().parent
+# The checkout (or the image's /app): the shipped references, static files and migrations
+# sit beside the package there.
+PROJECT_ROOT = PACKAGE_DIR.parent
+# A wheel carries those folders inside the package instead (pyproject.toml maps them).
+WHEEL_DATA_DIR = PACKAGE_DIR / "shipped"
+# The embedded database of an installed failref, under the user's data folder (XDG).
+INSTALLED_DATABASE = Path("failref") / "failref.db"
 
 # Ranked references for one message: five is what a person reads before opening one.
 DEFAULT_MATCH_LIMIT = 5
@@ -45,20 +52,40 @@ RELATED_LIMIT = 5
 StoreOfRecord = Literal["folder", "database"]
 
 
+def installed() -> bool:
+    """Whether this is an installed wheel (its data inside the package), not a checkout."""
+    return WHEEL_DATA_DIR.is_dir()
+
+
+def shipped(folder: str) -> Path:
+    """A shipped folder (`references`, `static`, `migrations`): the wheel's copy when
+    installed, else the checkout's."""
+    return (WHEEL_DATA_DIR if installed() else PROJECT_ROOT) / folder
+
+
+def default_database_url() -> str:
+    """The embedded SQLite file: `var/failref.db` in a checkout; once installed, in the
+    user's data folder (`$XDG_DATA_HOME`, else `~/.local/share`), never in site-packages."""
+    if not installed():
+        return f"sqlite:///{PROJECT_ROOT / 'var' / 'failref.db'}"
+    data_home = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return f"sqlite:///{Path(data_home) / INSTALLED_DATABASE}"
+
+
 class Settings(BaseSettings):
     """Every setting of failref; each is documented in the README's settings table."""
 
     model_config = SettingsConfigDict(env_prefix="FAILREF_", extra="ignore")
 
     database_url: str = Field(
-        default=f"sqlite:///{PROJECT_ROOT / 'var' / 'failref.db'}",
+        default_factory=default_database_url,
         description=(
             "SQLAlchemy URL of the database: a SQLite file (the embedded default) or a "
             "PostgreSQL server shared by replicas (postgresql://user:password@host/name)."
         ),
     )
     references_dir: Path = Field(
-        default=PROJECT_ROOT / "references",
+        default_factory=lambda: shipped("references"),
         description="Reference Markdown files: the store of record, or the database's seed.",
     )
     store: Literal["auto", "folder", "database"] = Field(
@@ -69,11 +96,11 @@ class Settings(BaseSettings):
         ),
     )
     static_dir: Path = Field(
-        default=PROJECT_ROOT / "static",
+        default_factory=lambda: shipped("static"),
         description="Folder of CSS, JavaScript and icons served under /static.",
     )
     migrations_dir: Path = Field(
-        default=PROJECT_ROOT / "migrations",
+        default_factory=lambda: shipped("migrations"),
         description="Folder of Alembic migrations applied at start-up.",
     )
     read_only: bool = Field(

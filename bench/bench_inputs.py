@@ -6,11 +6,11 @@ import random
 import time
 from collections.abc import Sequence
 
-from app.domain.matching.index import build_index
-from app.domain.matching.match import match_text
-from app.domain.matching.scan import scan_log
-from app.domain.references.document import Reference
-from app.errors import LogTooLarge
+from failref.domain.matching.index import build_index
+from failref.domain.matching.match import match_text
+from failref.domain.matching.scan import scan_log
+from failref.domain.references.document import Reference
+from failref.errors import LogTooLarge
 
 LOG_LINES = 100_000
 

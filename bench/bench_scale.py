@@ -14,11 +14,11 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from app.domain.matching.bulk import normalize_lines
-from app.domain.matching.index import IndexCache, build_index
-from app.domain.matching.normalize import normalize_line
-from app.domain.references.document import Message, Reference
-from app.services.library import settle_heap
+from failref.domain.matching.bulk import normalize_lines
+from failref.domain.matching.index import IndexCache, build_index
+from failref.domain.matching.normalize import normalize_line
+from failref.domain.references.document import Message, Reference
+from failref.services.library import settle_heap
 
 ROOT = Path(__file__).resolve().parent.parent
 MILLION = 1_000_000

@@ -6,7 +6,7 @@ from alembic import context
 from sqlalchemy import create_engine
 from sqlmodel import SQLModel
 
-import app.store.models  # noqa: F401  (registers the tables on SQLModel.metadata)
+import failref.store.models  # noqa: F401  (registers the tables on SQLModel.metadata)
 
 TARGET_METADATA = SQLModel.metadata
 

@@ -6,8 +6,8 @@ from collections.abc import Mapping
 
 import pytest
 
-from app.domain.calculators import Calculator
-from app.errors import CalculatorInputError
+from failref.domain.calculators import Calculator
+from failref.errors import CalculatorInputError
 
 
 def outputs_of(calculator: Calculator, inputs: Mapping[str, object]) -> dict[str, object]:

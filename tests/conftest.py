@@ -19,8 +19,8 @@ from databases import (
 from fastapi.testclient import TestClient
 from paths import DIAGNOSIS, FIXTURES
 
-from app.config import Settings
-from app.web.factory import create_app
+from failref.config import Settings
+from failref.web.factory import create_app
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -82,10 +82,12 @@ def database_url(
         yield f"sqlite:///{tmp_path / 'db' / 'failref.db'}"
         return
     server: PostgresServer = request.getfixturevalue("postgres_server")
-    url = server.create_database()
-    with closing_left_connections():
-        yield url
-    server.drop_database(url)
+    alone = request.node.get_closest_marker("stops_postgresql") is not None
+    with server.in_use(alone=alone):
+        url = server.create_database()
+        with closing_left_connections():
+            yield url
+        server.drop_database(url)
 
 
 @pytest.fixture

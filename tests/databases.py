@@ -6,12 +6,16 @@ Every test that asks for `settings` (or `database_url`) runs once per backend; p
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import os
 import sqlite3
 import subprocess
+import tempfile
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import psycopg
@@ -19,7 +23,7 @@ import pytest
 from sqlalchemy import Engine, create_engine, event, make_url, text
 from sqlalchemy.pool import NullPool, Pool
 
-from app.store.db import WRITE_LOCK_KEY, is_postgresql
+from failref.store.db import WRITE_LOCK_KEY, is_postgresql
 
 PG_URL_VARIABLE = "FAILREF_TEST_PG_URL"
 PG_CTL_VARIABLE = "FAILREF_TEST_PG_CTL"
@@ -60,6 +64,24 @@ class PostgresServer:
         name = make_url(url).database
         with self.admin.connect() as connection:
             connection.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+
+    @contextmanager
+    def in_use(self, *, alone: bool) -> Iterator[None]:
+        """Hold the server for one test: shared with the tests of other pytest-xdist workers,
+        or `alone` for a test that stops it (marked `stops_postgresql`), which then waits
+        for every other test on the server to finish and keeps new ones waiting."""
+        lock_path = self.lock_path()
+        with lock_path.open("a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX if alone else fcntl.LOCK_SH)
+            try:
+                yield
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+
+    def lock_path(self) -> Path:
+        """One lock file per server, shared by every worker of a run."""
+        key = hashlib.sha256(str(self.url).encode()).hexdigest()[:16]
+        return Path(tempfile.gettempdir()) / f"failref-test-pg-{key}.lock"
 
     def control(self, action: str) -> None:
         """`stop` or `start` the server (and wait for it)."""

@@ -7,8 +7,8 @@ import re
 from fastapi.testclient import TestClient
 from sqlmodel import Session
 
-from app.services.library import Library
-from app.store.editors import add_editor
+from failref.services.library import Library
+from failref.store.editors import add_editor
 
 CSRF = re.compile(r'name="csrf_token" value="([^"]*)"')
 BASE = re.compile(r'name="base" value="([^"]*)"')

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.domain.references.document import Reference
+from failref.domain.references.document import Reference
 
 
 def made_reference(**fields: object) -> Reference:

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from app.domain.matching import match, scan
-from app.domain.matching.lines import MAX_QUERY_LINES
-from app.domain.matching.scan import FUZZY_TEMPLATE_CAP
+from failref.domain.matching import match, scan
+from failref.domain.matching.lines import MAX_QUERY_LINES
+from failref.domain.matching.scan import FUZZY_TEMPLATE_CAP
 
 
 @dataclass

@@ -11,7 +11,7 @@ import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
-from app.config import Settings
+from failref.config import Settings
 
 FAILREF = Path(sys.executable).parent / "failref"
 LOOPBACK = "127.0.0.1"

@@ -7,10 +7,10 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
-from app.config import Settings
-from app.domain.references.parser import parse_reference
-from app.store.saves import Change, Saved, save_text
-from app.store.texts import current_text
+from failref.config import Settings
+from failref.domain.references.parser import parse_reference
+from failref.store.saves import Change, Saved, save_text
+from failref.store.texts import current_text
 
 
 def in_database_mode(settings: Settings) -> Settings:

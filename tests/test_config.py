@@ -6,7 +6,7 @@ import pytest
 from paths import README
 from pydantic import ValidationError
 
-from app.config import Settings
+from failref.config import Settings
 
 
 @pytest.mark.parametrize("name", sorted(Settings.model_fields))

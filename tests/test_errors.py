@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app import errors
+from failref import errors
 
 
 @pytest.mark.parametrize(

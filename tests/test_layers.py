@@ -10,14 +10,18 @@ import functools
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from paths import ROOT
 
 APP = ROOT / "app"
+# The import name of the folder app/ (pyproject.toml maps it): inside it, modules import
+# each other relatively, and the checks below read those imports as `failref.` names.
+PACKAGE = "failref"
 WEB_LIBRARIES = ("fastapi", "starlette", "jinja2")
 DATABASE_LIBRARIES = ("sqlalchemy", "sqlmodel")
-FRONT_ENDS = ("app.web", "app.mcp", "app.cli")
+FRONT_ENDS = ("failref.web", "failref.mcp", "failref.cli")
 BELOW_FRONT_ENDS = ("domain", "store", "services")
 LEAVES = ("config", "errors", "urls")
 # What only `failref serve` and `failref mcp` use: loaded by every command, they would add
@@ -29,9 +33,14 @@ def modules_under(folder: str) -> list[str]:
     """Dotted names of every module in `app/<folder>`."""
     found = []
     for path in sorted((APP / folder).rglob("*.py")):
-        parts = path.relative_to(ROOT).with_suffix("").parts
-        found.append(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+        found.append(module_name(path))
     return found
+
+
+def module_name(path: Path) -> str:
+    """The dotted name of a module of `app/` (a package by its `__init__.py`)."""
+    parts = (PACKAGE, *path.relative_to(APP).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
 # One interpreter forks a child per module: each child imports one module and reports what
@@ -63,8 +72,8 @@ print(json.dumps(found))
 def loaded_by_all() -> dict[str, list[str] | None]:
     """For the leaves, the domain, the store, one web module and the command line: the top-level packages
     importing each alone loads."""
-    modules = [*(f"app.{leaf}" for leaf in LEAVES), *modules_under("domain")]
-    modules += [*modules_under("store"), "app.web.errors", "app.cli"]
+    modules = [*(f"{PACKAGE}.{leaf}" for leaf in LEAVES), *modules_under("domain")]
+    modules += [*modules_under("store"), "failref.web.errors", "failref.cli"]
     probe = PROBE.replace("ALLOWED", repr(ALLOWED_EVERYWHERE))
     run = subprocess.run(
         [sys.executable, "-c", probe, *modules],
@@ -85,23 +94,31 @@ def loaded_by(module: str) -> set[str]:
 
 
 def imports(path_parts: tuple[str, ...]) -> list[str]:
-    """The modules a source file imports, as written."""
-    tree = ast.parse((ROOT.joinpath(*path_parts)).read_text(encoding="utf-8"))
+    """The modules a source file imports, relative imports resolved to absolute names (for
+    `from . import x`, both the package and `package.x`, since x may be a module)."""
+    path = ROOT.joinpath(*path_parts)
+    package = module_name(path).split(".")
+    if path.name != "__init__.py":
+        package = package[:-1]
     names = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.append(node.module)
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            module = ".".join([*base, *([node.module] if node.module else [])])
+            names.append(module)
+            if node.module is None:
+                names.extend(f"{module}.{alias.name}" for alias in node.names)
         elif isinstance(node, ast.Import):
             names.extend(alias.name for alias in node.names)
     return names
 
 
 def app_imports(path_parts: tuple[str, ...]) -> list[str]:
-    """The `app.` modules a source file imports, as written."""
-    return [name for name in imports(path_parts) if name == "app" or name.startswith("app.")]
+    """The modules of the package a source file imports."""
+    return [n for n in imports(path_parts) if n == PACKAGE or n.startswith(f"{PACKAGE}.")]
 
 
-@pytest.mark.parametrize("module", [*modules_under("domain"), *(f"app.{m}" for m in LEAVES)])
+@pytest.mark.parametrize("module", [*modules_under("domain"), *(f"{PACKAGE}.{m}" for m in LEAVES)])
 def test_domain_and_leaf_modules_load_no_web_or_database_library(module: str) -> None:
     loaded = loaded_by(module) & {*WEB_LIBRARIES, *DATABASE_LIBRARIES}
     assert loaded == set(), f"{module} loads {sorted(loaded)}"
@@ -133,7 +150,7 @@ def test_nothing_below_the_front_ends_imports_one(path: tuple[str, ...]) -> None
     ids=lambda parts: "/".join(parts),
 )
 def test_the_domain_imports_no_store_or_service(path: tuple[str, ...]) -> None:
-    wrong = [n for n in app_imports(path) if n.startswith(("app.store", "app.services"))]
+    wrong = [n for n in app_imports(path) if n.startswith(("failref.store", "failref.services"))]
     assert wrong == [], f"{'/'.join(path)} imports {wrong}"
 
 
@@ -161,11 +178,11 @@ def test_the_store_imports_no_service() -> None:
 
 
 def test_the_command_line_loads_no_server_until_a_command_serves() -> None:
-    loaded = loaded_by("app.cli") & set(SERVING_LIBRARIES)
-    assert loaded == set(), f"app.cli loads {sorted(loaded)}"
+    loaded = loaded_by("failref.cli") & set(SERVING_LIBRARIES)
+    assert loaded == set(), f"failref.cli loads {sorted(loaded)}"
 
 
 def test_the_check_would_catch_a_domain_module_importing_fastapi() -> None:
     """The guard itself: a module that imports FastAPI is seen to load it."""
-    assert "fastapi" in loaded_by("app.web.errors")
-    assert "sqlalchemy" in loaded_by("app.store.db")
+    assert "fastapi" in loaded_by("failref.web.errors")
+    assert "sqlalchemy" in loaded_by("failref.store.db")

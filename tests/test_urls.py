@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
-from app import urls
+from failref import urls
 
 
 def test_a_reference_path_is_the_route_of_its_page(client: TestClient) -> None:

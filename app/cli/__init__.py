@@ -1,5 +1,5 @@
 """The command line: the `failref` commands, serving under uvicorn, and log formatting."""
 
-from app.cli.commands import main
+from .commands import main
 
 __all__ = ["main"]

@@ -14,26 +14,28 @@ from typing import Any, TextIO
 
 import click
 
-from app.cli.logs import logging_config
-from app.cli.streaming import read_in_chunks
-from app.config import DEFAULT_MATCH_LIMIT, MAX_MATCH_LIMIT, Settings
-from app.domain.calculators import CALCULATORS
-from app.domain.catalog import get_reference
-from app.domain.matching.context import RunContext
-from app.domain.matching.ranks import number_ranges
-from app.domain.matching.results import Diagnosis, Match, Root, ScanHit
-from app.errors import FailrefError
-from app.services import editors, folder_sync, readers
-from app.services.analysis import match_message, scan_read_log
-from app.services.check import check_folder
-from app.services.library import Library, migrate, open_library
-from app.services.scan_schemas import ScanResponse
-from app.services.schemas import MatchResponse
-from app.urls import reference_path
+from ..config import DEFAULT_MATCH_LIMIT, MAX_MATCH_LIMIT, Settings
+from ..domain.calculators import CALCULATORS
+from ..domain.catalog import get_reference
+from ..domain.matching.context import RunContext
+from ..domain.matching.ranks import number_ranges
+from ..domain.matching.results import Diagnosis, Match, Root, ScanHit
+from ..errors import FailrefError
+from ..services import editors, folder_sync, readers
+from ..services.analysis import match_message, scan_read_log
+from ..services.check import check_folder
+from ..services.library import Library, migrate, open_library
+from ..services.scan_schemas import ScanResponse
+from ..services.schemas import MatchResponse
+from ..urls import reference_path
+from .logs import logging_config
+from .streaming import read_in_chunks
 
 NOT_A_DIAGNOSIS = (
     "A matching message does not confirm a cause: open the reference and run its evidence checks."
 )
+# The distribution `failref --version` reads its version from (pyproject.toml's name).
+DISTRIBUTION = "failref"
 SHOWN_CANDIDATES = 3  # a terminal answer names the likeliest few; --json has them all
 SHOWN_UNRECOGNISED = 5
 # What a log with no root is, as the page's heading says it (`Diagnosis.verdict`).
@@ -72,6 +74,7 @@ def opened_library(ctx: click.Context) -> Iterator[Library]:
 
 
 @click.group(cls=FailrefGroup)
+@click.version_option(package_name=DISTRIBUTION, message="%(prog)s %(version)s")
 @click.option("-v", "--verbose", is_flag=True, help="Log what happens at INFO level.")
 @click.pass_context
 def cli(ctx: click.Context, verbose: bool) -> None:
@@ -100,7 +103,7 @@ def serve(
     ctx: click.Context, host: str, port: int, reload: bool, workers: int, access_log: bool
 ) -> None:
     """Run the web app, the JSON API and the MCP endpoint."""
-    from app.cli.serving import serve as run_server  # see mcp_command
+    from .serving import serve as run_server  # see mcp_command
 
     # The loader's start-up warnings below are logged as JSON too, like the workers' logs.
     logging.config.dictConfig(logging_config())
@@ -186,8 +189,8 @@ def mcp_command(ctx: click.Context) -> None:
     """Serve the MCP tools over stdio for a chatbot or agent (stdout carries the protocol)."""
     # Imported here, as `serve` imports uvicorn: at the top they would cost every other
     # command (a `failref scan` of a million lines too) ~1.5 s of start-up and ~30 MB.
-    from app.mcp.stdio import draining_stdio
-    from app.mcp.tools import build_mcp_server
+    from ..mcp.stdio import draining_stdio
+    from ..mcp.tools import build_mcp_server
 
     with opened_library(ctx) as library:
         catalog = library.catalog

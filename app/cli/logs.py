@@ -11,6 +11,8 @@ from typing import Any
 # Attributes every LogRecord has; anything else was passed in `extra=` and is kept.
 # uvicorn adds `color_message`, the same text with ANSI colours: not for a log file.
 _STANDARD = frozenset(vars(logging.makeLogRecord({}))) | {"message", "asctime", "color_message"}
+# The logger every module's `getLogger(__name__)` sits under: the package's import name.
+PACKAGE = __name__.partition(".")[0]
 
 
 class JsonFormatter(logging.Formatter):
@@ -49,6 +51,6 @@ def logging_config(level: str = "INFO") -> dict[str, Any]:
         "root": {"handlers": ["default"], "level": level},
         "loggers": {
             name: {"handlers": ["default"], "level": level, "propagate": False}
-            for name in ("uvicorn", "uvicorn.error", "uvicorn.access", "app")
+            for name in ("uvicorn", "uvicorn.error", "uvicorn.access", PACKAGE)
         },
     }

@@ -13,7 +13,7 @@ from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from app.config import DEFAULT_BODY_TIMEOUT_S, DEFAULT_HEADER_TIMEOUT_S
+from ..config import DEFAULT_BODY_TIMEOUT_S, DEFAULT_HEADER_TIMEOUT_S
 
 logger = logging.getLogger(__name__)
 

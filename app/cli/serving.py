@@ -25,13 +25,13 @@ from typing import Any
 
 import uvicorn
 
-from app.cli.logs import logging_config
-from app.cli.protocol import timed_protocol
-from app.config import Settings
-from app.errors import Unavailable
+from ..config import Settings
+from ..errors import Unavailable
+from .logs import logging_config
+from .protocol import timed_protocol
 
 logger = logging.getLogger(__name__)
-APP = "app.web.factory:create_app"
+APP = "failref.web.factory:create_app"
 # An idle keep-alive connection is closed after this (uvicorn's default, stated).
 KEEP_ALIVE_S = 5
 # Concurrent connections a worker takes: enough for a team, well under the descriptors.

@@ -11,12 +11,12 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
-from app.config import RELATED_LIMIT
-from app.domain.matching.index import MatchIndex
-from app.domain.references.codes import Code, typed_code
-from app.domain.references.document import Reference
-from app.domain.references.problems import Problem
-from app.errors import NotFound
+from ..config import RELATED_LIMIT
+from ..errors import NotFound
+from .matching.index import MatchIndex
+from .references.codes import Code, typed_code
+from .references.document import Reference
+from .references.problems import Problem
 
 
 @dataclass(frozen=True)

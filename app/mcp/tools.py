@@ -13,21 +13,21 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
-from app.config import DEFAULT_MATCH_LIMIT, MAX_MATCH_LIMIT
-from app.domain import catalog
-from app.domain.calculators import CALCULATORS, Calculator, get_calculator
-from app.domain.matching.context import RunContext
-from app.errors import FailrefError
-from app.services.analysis import match_message, scan_text
-from app.services.library import Library
-from app.services.scan_schemas import ScanResponse
-from app.services.schemas import (
+from ..config import DEFAULT_MATCH_LIMIT, MAX_MATCH_LIMIT
+from ..domain import catalog
+from ..domain.calculators import CALCULATORS, Calculator, get_calculator
+from ..domain.matching.context import RunContext
+from ..errors import FailrefError
+from ..services.analysis import match_message, scan_text
+from ..services.library import Library
+from ..services.scan_schemas import ScanResponse
+from ..services.schemas import (
     CalculatorRun,
     MatchResponse,
     ReferenceDetail,
     ReferenceList,
 )
-from app.urls import reference_path
+from ..urls import reference_path
 
 LibraryProvider = Callable[[], Library]
 

@@ -10,17 +10,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from app.config import DEFAULT_MATCH_LIMIT, MAX_MATCH_LIMIT
-from app.domain.catalog import Catalog
-from app.domain.matching.context import RunContext
-from app.domain.matching.highlight import Highlight, highlight
-from app.domain.matching.logread import LogRead
-from app.domain.matching.match import match_text
-from app.domain.matching.results import HealthyLine, Match, MatchResult, ScanResult
-from app.domain.matching.scan import scan_log, scan_read
-from app.errors import InvalidInput
-from app.services.library import Library
-from app.store.gaps import remember_if_unanswered, remember_lines
+from ..config import DEFAULT_MATCH_LIMIT, MAX_MATCH_LIMIT
+from ..domain.catalog import Catalog
+from ..domain.matching.context import RunContext
+from ..domain.matching.highlight import Highlight, highlight
+from ..domain.matching.logread import LogRead
+from ..domain.matching.match import match_text
+from ..domain.matching.results import HealthyLine, Match, MatchResult, ScanResult
+from ..domain.matching.scan import scan_log, scan_read
+from ..errors import InvalidInput
+from ..store.gaps import remember_if_unanswered, remember_lines
+from .library import Library
 
 # A traceback or an NCCL error block is rarely longer than this; longer pastes are logs.
 LOG_LINE_THRESHOLD = 30

@@ -6,10 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.domain.matching.index import build_index
-from app.domain.matching.selfcheck import message_problems
-from app.domain.references.folder import read_folder
-from app.domain.references.problems import Problem
+from ..domain.matching.index import build_index
+from ..domain.matching.selfcheck import message_problems
+from ..domain.references.folder import read_folder
+from ..domain.references.problems import Problem
 
 
 @dataclass(frozen=True)

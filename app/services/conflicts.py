@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.domain.references.merge import Merge, merge_texts, two_way
-from app.services.library import Library
-from app.store import revisions
+from ..domain.references.merge import Merge, merge_texts, two_way
+from ..store import revisions
+from .library import Library
 
 
 @dataclass(frozen=True)

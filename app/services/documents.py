@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
-from app.domain.references.document import Reference
-from app.services.schemas import ReferenceDetail
-from app.urls import reference_path
+from ..domain.references.document import Reference
+from ..urls import reference_path
+from .schemas import ReferenceDetail
 
 
 def document_json(reference: Reference) -> bytes:

@@ -7,18 +7,18 @@ import difflib
 import logging
 from dataclasses import dataclass, replace
 
-from app.domain.references.document import Reference
-from app.domain.references.folder import MAX_FILE_BYTES, display_path
-from app.domain.references.merge import conflict_markers, plain_newlines, split_lines
-from app.domain.references.parser import parse_reference
-from app.domain.references.problems import InvalidReference, Problem
-from app.errors import FailrefError, NotFound, PayloadTooLarge, StaleBase
-from app.services.library import Library
-from app.store import revisions
-from app.store.files import reference_file
-from app.store.models import DraftRow, RevisionRow
-from app.store.saves import Change, Saved, save_text
-from app.store.texts import current_text
+from ..domain.references.document import Reference
+from ..domain.references.folder import MAX_FILE_BYTES, display_path
+from ..domain.references.merge import conflict_markers, plain_newlines, split_lines
+from ..domain.references.parser import parse_reference
+from ..domain.references.problems import InvalidReference, Problem
+from ..errors import FailrefError, NotFound, PayloadTooLarge, StaleBase
+from ..store import revisions
+from ..store.files import reference_file
+from ..store.models import DraftRow, RevisionRow
+from ..store.saves import Change, Saved, save_text
+from ..store.texts import current_text
+from .library import Library
 
 logger = logging.getLogger(__name__)
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from app.errors import SessionExpired
-from app.services.library import Library
-from app.store import editors
-from app.store.db import reading, writing
-from app.store.editors import Login
-from app.store.models import EditorRow, SessionRow
+from ..errors import SessionExpired
+from ..store import editors
+from ..store.db import reading, writing
+from ..store.editors import Login
+from ..store.models import EditorRow, SessionRow
+from .library import Library
 
 
 def add_editor(library: Library, name: str) -> str:

@@ -8,12 +8,12 @@ import datetime as dt
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.config import Settings
-from app.services.editing import unified_diff
-from app.services.library import Library
-from app.store.db import make_engine, reading, upgrade_database
-from app.store.index import list_conflicts
-from app.store.texts import ExportReport, database_text, export_texts
+from ..config import Settings
+from ..store.db import make_engine, reading, upgrade_database
+from ..store.index import list_conflicts
+from ..store.texts import ExportReport, database_text, export_texts
+from .editing import unified_diff
+from .library import Library
 
 CONFLICT_LABELS = ("in the folder", "in the database")
 

@@ -8,19 +8,19 @@ import gc
 import logging
 import threading
 
-from app.config import Settings
-from app.domain.catalog import Catalog
-from app.domain.matching.index import IndexCache, build_index
-from app.domain.references.codes import code_owners
-from app.domain.references.document import Reference
-from app.domain.references.folder import ParsedFiles, folder_signature
-from app.domain.references.problems import Problem
-from app.services.documents import Documents
-from app.services.warming import Warmer
-from app.store.db import Engine, database_answers, make_engine, reading, upgrade_database, writing
-from app.store.files import remove_leftover_temporaries
-from app.store.gaps import prune_gaps
-from app.store.index import ParsedRows, SyncReport, index_version, read_index, sync_folder
+from ..config import Settings
+from ..domain.catalog import Catalog
+from ..domain.matching.index import IndexCache, build_index
+from ..domain.references.codes import code_owners
+from ..domain.references.document import Reference
+from ..domain.references.folder import ParsedFiles, folder_signature
+from ..domain.references.problems import Problem
+from ..store.db import Engine, database_answers, make_engine, reading, upgrade_database, writing
+from ..store.files import remove_leftover_temporaries
+from ..store.gaps import prune_gaps
+from ..store.index import ParsedRows, SyncReport, index_version, read_index, sync_folder
+from .documents import Documents
+from .warming import Warmer
 
 logger = logging.getLogger(__name__)
 

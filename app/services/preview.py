@@ -6,20 +6,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from app.domain.catalog import Catalog
-from app.domain.matching.labelled import read_labelled
-from app.domain.matching.selfcheck import (
+from ..domain.catalog import Catalog
+from ..domain.matching.labelled import read_labelled
+from ..domain.matching.selfcheck import (
     LineVerdict,
     index_with_edit,
     judge_lines,
     message_problems,
 )
-from app.domain.references.document import Reference
-from app.domain.references.merge import plain_newlines
-from app.domain.references.problems import Problem
-from app.services.editing import validate_text
-from app.services.library import Library
-from app.services.readers import gap_template
+from ..domain.references.document import Reference
+from ..domain.references.merge import plain_newlines
+from ..domain.references.problems import Problem
+from .editing import validate_text
+from .library import Library
+from .readers import gap_template
 
 TEMPLATE_HEADING = "\n## Template\n"
 TEMPLATE_OPENING = "````markdown\n"

@@ -6,16 +6,16 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
-from app.config import DEFAULT_MATCH_LIMIT, Settings
-from app.domain.catalog import get_reference
-from app.domain.matching.normalize import normalize_line, restore_error_codes
-from app.errors import InvalidInput
-from app.services.analysis import rank_message
-from app.services.library import Library
-from app.store import feedback, gaps, outcomes
-from app.store.db import make_engine, reading, upgrade_database, writing
-from app.store.feedback import FeedbackCounts
-from app.store.models import GapRow
+from ..config import DEFAULT_MATCH_LIMIT, Settings
+from ..domain.catalog import get_reference
+from ..domain.matching.normalize import normalize_line, restore_error_codes
+from ..errors import InvalidInput
+from ..store import feedback, gaps, outcomes
+from ..store.db import make_engine, reading, upgrade_database, writing
+from ..store.feedback import FeedbackCounts
+from ..store.models import GapRow
+from .analysis import rank_message
+from .library import Library
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.domain.matching.context import RunContext
-from app.domain.matching.results import (
+from ..domain.matching.context import RunContext
+from ..domain.matching.results import (
     CheckHint,
     Consequence,
     Diagnosis,
@@ -14,8 +14,8 @@ from app.domain.matching.results import (
     ScanResult,
     ValueVerdict,
 )
-from app.domain.references.document import MessageKind, ReferenceKind
-from app.services.schemas import CandidatePublic, UrlFor, confidence_note, shared_fields
+from ..domain.references.document import MessageKind, ReferenceKind
+from .schemas import CandidatePublic, UrlFor, confidence_note, shared_fields
 
 
 class ConsequencePublic(Consequence):

@@ -9,11 +9,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.config import DEFAULT_MATCH_LIMIT, MAX_MATCH_LIMIT
-from app.domain.calculators import Calculator, CalculatorResult
-from app.domain.matching.context import RunContext
-from app.domain.matching.rank import CONFIDENT_THRESHOLD
-from app.domain.matching.results import (
+from ..config import DEFAULT_MATCH_LIMIT, MAX_MATCH_LIMIT
+from ..domain.calculators import Calculator, CalculatorResult
+from ..domain.matching.context import RunContext
+from ..domain.matching.rank import CONFIDENT_THRESHOLD
+from ..domain.matching.results import (
     CandidateMatch,
     CheckHint,
     HealthyLine,
@@ -21,8 +21,8 @@ from app.domain.matching.results import (
     MessageMatch,
     ValueVerdict,
 )
-from app.domain.references.document import MessageKind, Reference, ReferenceKind
-from app.errors import code_for
+from ..domain.references.document import MessageKind, Reference, ReferenceKind
+from ..errors import code_for
 
 # Where a reference's page lives; the API asks the router, the MCP tools and CLI
 # `app.urls.reference_path`.

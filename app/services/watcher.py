@@ -8,8 +8,8 @@ import logging
 import threading
 import time
 
-from app.services.library import Library
-from app.store.changes import change_listener
+from ..store.changes import change_listener
+from .library import Library
 
 logger = logging.getLogger(__name__)
 

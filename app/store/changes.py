@@ -18,7 +18,7 @@ from psycopg.conninfo import make_conninfo
 from sqlalchemy import text
 from sqlmodel import Session
 
-from app.store.db import Engine, is_postgresql
+from .db import Engine, is_postgresql
 
 logger = logging.getLogger(__name__)
 

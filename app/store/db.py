@@ -22,7 +22,7 @@ from sqlalchemy.exc import OperationalError as OperationalError  # what web/ tur
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session, create_engine
 
-from app.config import Settings
+from ..config import Settings
 
 logger = logging.getLogger(__name__)
 

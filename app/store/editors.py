@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 from sqlmodel import Session, col, delete, select
 
-from app.errors import AuthError, SessionExpired
-from app.store.models import EditorRow, SessionRow, utc_now
+from ..errors import AuthError, SessionExpired
+from .models import EditorRow, SessionRow, utc_now
 
 TOKEN_PREFIX = "fr1"  # noqa: S105 (a format marker, not a secret)
 # `fr1.<id>.<secret>`: the id as the database wrote it (no sign, no leading zero, ASCII

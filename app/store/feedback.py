@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from sqlalchemy import Engine
 from sqlmodel import Session, col, func, select
 
-from app.store.db import writing
-from app.store.models import FeedbackRow
+from .db import writing
+from .models import FeedbackRow
 
 
 @dataclass(frozen=True)

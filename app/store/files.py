@@ -9,8 +9,8 @@ import os
 import secrets
 from pathlib import Path
 
-from app.domain.references.document import content_hash, is_slug
-from app.errors import FailrefError, InsufficientStorage, InvalidInput, Unavailable
+from ..domain.references.document import content_hash, is_slug
+from ..errors import FailrefError, InsufficientStorage, InvalidInput, Unavailable
 
 logger = logging.getLogger(__name__)
 

@@ -14,11 +14,11 @@ from collections.abc import Sequence
 from sqlalchemy import Engine
 from sqlmodel import Session, col, delete, select
 
-from app.config import GAPS_PAGE_SIZE, Settings
-from app.domain.matching.normalize import normalize_line
-from app.domain.redact import redact
-from app.store.db import forget_deleted, writing
-from app.store.models import GapRow, utc_now
+from ..config import GAPS_PAGE_SIZE, Settings
+from ..domain.matching.normalize import normalize_line
+from ..domain.redact import redact
+from .db import forget_deleted, writing
+from .models import GapRow, utc_now
 
 MAX_STORED_CHARS = 2000  # a template longer than this is cut; the column holds no more
 # What of a line is redacted before the cut: twice what is stored, ended at a word, so a

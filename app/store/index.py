@@ -13,14 +13,14 @@ from typing import Literal, cast
 from sqlalchemy.orm import QueryableAttribute, defer
 from sqlmodel import Session, col, delete, select
 
-from app.domain.references.document import Reference
-from app.domain.references.folder import ParsedFiles, read_folder
-from app.domain.references.problems import Problem
-from app.domain.references.reading import reading_of
-from app.store.changes import announce_change
-from app.store.models import AliasRow, ConflictRow, IndexStateRow, ReferenceRow, utc_now
-from app.store.readings import StoredReferences, seed
-from app.store.revisions import record_revision
+from ..domain.references.document import Reference
+from ..domain.references.folder import ParsedFiles, read_folder
+from ..domain.references.problems import Problem
+from ..domain.references.reading import reading_of
+from .changes import announce_change
+from .models import AliasRow, ConflictRow, IndexStateRow, ReferenceRow, utc_now
+from .readings import StoredReferences, seed
+from .revisions import record_revision
 
 logger = logging.getLogger(__name__)
 

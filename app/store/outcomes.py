@@ -6,8 +6,8 @@ from __future__ import annotations
 from sqlalchemy import Engine
 from sqlmodel import Session, col, func, select
 
-from app.store.db import writing
-from app.store.models import OutcomeRow
+from .db import writing
+from .models import OutcomeRow
 
 
 def record_outcome(engine: Engine, reference_id: str, cause: int) -> None:

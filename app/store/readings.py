@@ -10,10 +10,10 @@ from collections.abc import Iterable, Iterator, Mapping
 
 from sqlmodel import Session, col, select
 
-from app.domain.references.document import Reference
-from app.domain.references.folder import ParsedFile, ParsedFiles
-from app.domain.references.reading import reading_of
-from app.store.models import ReferenceRow
+from ..domain.references.document import Reference
+from ..domain.references.folder import ParsedFile, ParsedFiles
+from ..domain.references.reading import reading_of
+from .models import ReferenceRow
 
 
 def seed(memo: ParsedFiles, rows: Iterable[ReferenceRow]) -> None:

@@ -9,9 +9,9 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session, col, delete, select
 
-from app.domain.references.document import content_hash
-from app.store.db import writing
-from app.store.models import DraftRow, RevisionRow
+from ..domain.references.document import content_hash
+from .db import writing
+from .models import DraftRow, RevisionRow
 
 logger = logging.getLogger(__name__)
 

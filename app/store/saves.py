@@ -31,9 +31,9 @@ from pathlib import Path
 from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError, OperationalError
 
-from app.config import StoreOfRecord
-from app.domain.references.document import Reference
-from app.errors import (
+from ..config import StoreOfRecord
+from ..domain.references.document import Reference
+from ..errors import (
     Conflict,
     FailrefError,
     InsufficientStorage,
@@ -42,11 +42,11 @@ from app.errors import (
     StaleBase,
     Unavailable,
 )
-from app.store.db import writing
-from app.store.files import discard, put_back, replace, text_and_hash, write_temporary
-from app.store.index import bump_index_version, store_reference
-from app.store.revisions import record_revision
-from app.store.texts import database_text
+from .db import writing
+from .files import discard, put_back, replace, text_and_hash, write_temporary
+from .index import bump_index_version, store_reference
+from .revisions import record_revision
+from .texts import database_text
 
 logger = logging.getLogger(__name__)
 

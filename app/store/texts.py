@@ -12,15 +12,15 @@ from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 from sqlmodel.sql.expression import SelectOfScalar
 
-from app.config import StoreOfRecord
-from app.store.files import (
+from ..config import StoreOfRecord
+from .files import (
     current_file,
     reference_file,
     replace,
     storage_error,
     write_temporary,
 )
-from app.store.models import ReferenceRow, RevisionRow
+from .models import ReferenceRow, RevisionRow
 
 logger = logging.getLogger(__name__)
 

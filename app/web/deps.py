@@ -9,9 +9,9 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
-from app.config import Settings
-from app.domain.catalog import Catalog
-from app.services.library import Library
+from ..config import Settings
+from ..domain.catalog import Catalog
+from ..services.library import Library
 
 
 async def get_library(request: Request) -> Library:

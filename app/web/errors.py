@@ -15,12 +15,12 @@ from fastapi.routing import iter_route_contexts
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import compile_path
 
-from app.errors import FailrefError, TooManyRequests
-from app.services.schemas import error_body
-from app.store.db import OperationalError
-from app.urls import answers_json
-from app.web.templating import page
-from app.web.views.paste import PasteLimits
+from ..errors import FailrefError, TooManyRequests
+from ..services.schemas import error_body
+from ..store.db import OperationalError
+from ..urls import answers_json
+from .templating import page
+from .views.paste import PasteLimits
 
 logger = logging.getLogger(__name__)
 

@@ -11,21 +11,21 @@ from fastapi.middleware.cors import CORSMiddleware
 from starlette.concurrency import run_in_threadpool
 from starlette.routing import Route
 
-from app.config import Settings
-from app.mcp.tools import build_mcp_server
-from app.services.library import open_library
-from app.services.watcher import Watcher
-from app.urls import MCP_PATH, STATIC_PATH
-from app.web.errors import install_error_handlers
-from app.web.mcp_endpoint import StreamableHTTPEndpoint, app_library
-from app.web.middleware.body_limit import BodyLimit
-from app.web.middleware.compression import Compression
-from app.web.middleware.fast_reads import ReferenceReads
-from app.web.middleware.security_headers import SecurityHeaders
-from app.web.middleware.unexpected import Unexpected
-from app.web.ratelimit import RateLimiter
-from app.web.routes import admin, api, api_editing, editor, health, pages
-from app.web.static_files import CachedStaticFiles
+from ..config import Settings
+from ..mcp.tools import build_mcp_server
+from ..services.library import open_library
+from ..services.watcher import Watcher
+from ..urls import MCP_PATH, STATIC_PATH
+from .errors import install_error_handlers
+from .mcp_endpoint import StreamableHTTPEndpoint, app_library
+from .middleware.body_limit import BodyLimit
+from .middleware.compression import Compression
+from .middleware.fast_reads import ReferenceReads
+from .middleware.security_headers import SecurityHeaders
+from .middleware.unexpected import Unexpected
+from .ratelimit import RateLimiter
+from .routes import admin, api, api_editing, editor, health, pages
+from .static_files import CachedStaticFiles
 
 logger = logging.getLogger(__name__)
 

@@ -11,11 +11,11 @@ from urllib.parse import urlsplit
 
 from fastapi import Depends, Request
 
-from app.errors import AuthError, Forbidden, Unauthorized
-from app.services.editors import editing_open, editor_by_session, editor_by_token
-from app.store.models import EditorRow
-from app.web.deps import LibraryDep
-from app.web.ratelimit import spend_budget
+from ..errors import AuthError, Forbidden, Unauthorized
+from ..services.editors import editing_open, editor_by_session, editor_by_token
+from ..store.models import EditorRow
+from .deps import LibraryDep
+from .ratelimit import spend_budget
 
 SESSION_COOKIE = "failref_session"
 # Browsers send these on cross-origin requests; a save never comes from another site.

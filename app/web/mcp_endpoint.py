@@ -13,12 +13,12 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
-from app.errors import FailrefError, MethodNotAllowed, Unavailable
-from app.mcp.tools import LibraryProvider
-from app.services.library import Library
-from app.urls import MCP_PATH
-from app.web.errors import failure_response
-from app.web.ratelimit import spend_budget
+from ..errors import FailrefError, MethodNotAllowed, Unavailable
+from ..mcp.tools import LibraryProvider
+from ..services.library import Library
+from ..urls import MCP_PATH
+from .errors import failure_response
+from .ratelimit import spend_budget
 
 # The tools only read public references, as /api/v1 does with no Host check; pinning hosts
 # (the SDK's default on 127.0.0.1) would refuse every deployment not reached as localhost.

@@ -12,7 +12,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
-from app.errors import TooManyRequests
+from ..errors import TooManyRequests
 
 # Buckets idle this long are forgotten, so memory stays bounded by recent clients.
 IDLE_SECONDS = 600.0

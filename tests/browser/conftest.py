@@ -28,8 +28,8 @@ from playwright.sync_api import (
     sync_playwright,
 )
 
-from app.config import PROJECT_ROOT, Settings
-from app.web.factory import create_app
+from failref.config import PROJECT_ROOT, Settings
+from failref.web.factory import create_app
 
 # Set to a folder (docs/screenshots) to keep the screenshots; otherwise they go to tmp.
 SCREENSHOTS_ENV = "FAILREF_SCREENSHOTS_DIR"

@@ -19,9 +19,9 @@ from browser.conftest import LiveServer
 from paths import LABELLED, REFERENCES
 from playwright.sync_api import Page, ViewportSize
 
-from app.domain.calculators import CALCULATORS
-from app.domain.matching.labelled import read_labelled
-from app.services.editors import add_editor
+from failref.domain.calculators import CALCULATORS
+from failref.domain.matching.labelled import read_labelled
+from failref.services.editors import add_editor
 
 pytestmark = pytest.mark.browser
 

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from app.config import Settings
+from failref.config import Settings
 
 pytestmark = pytest.mark.browser
 

@@ -11,10 +11,10 @@ import pytest
 from browser.axe import assert_no_axe_violations
 from playwright.sync_api import Page, expect
 
-from app.config import PROJECT_ROOT
-from app.domain.calculators import get_calculator
-from app.domain.references.parser import parse_reference
-from app.web.views.calculator_panel import format_output, preset_inputs, show_input
+from failref.config import PROJECT_ROOT
+from failref.domain.calculators import get_calculator
+from failref.domain.references.parser import parse_reference
+from failref.web.views.calculator_panel import format_output, preset_inputs, show_input
 
 pytestmark = pytest.mark.browser
 

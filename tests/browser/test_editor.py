@@ -13,9 +13,9 @@ from browser.axe import assert_no_axe_violations
 from browser.conftest import LiveServer, serve
 from playwright.sync_api import Page, ViewportSize, expect
 
-from app.config import PROJECT_ROOT
-from app.services.editors import add_editor
-from app.services.library import Library
+from failref.config import PROJECT_ROOT
+from failref.services.editors import add_editor
+from failref.services.library import Library
 
 pytestmark = pytest.mark.browser
 

@@ -10,7 +10,7 @@ import pytest
 from browser.axe import assert_no_axe_violations
 from playwright.sync_api import Page, expect
 
-from app.config import PROJECT_ROOT
+from failref.config import PROJECT_ROOT
 
 pytestmark = pytest.mark.browser
 

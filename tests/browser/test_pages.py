@@ -11,9 +11,9 @@ import pytest
 from paths import LABELLED
 from playwright.sync_api import FloatRect, Page, ViewportSize, expect
 
-from app.domain.calculators import get_calculator
-from app.domain.matching.labelled import read_labelled
-from app.web.views.calculator_panel import format_number
+from failref.domain.calculators import get_calculator
+from failref.domain.matching.labelled import read_labelled
+from failref.web.views.calculator_panel import format_number
 
 pytestmark = pytest.mark.browser
 

@@ -13,7 +13,7 @@ from browser.axe import assert_no_axe_violations
 from browser.test_pages import DESKTOP, PHONE, assert_clean, paste, shoot
 from playwright.sync_api import Page, ViewportSize, expect
 
-from app.config import PROJECT_ROOT
+from failref.config import PROJECT_ROOT
 
 HEALTHY_LOG = PROJECT_ROOT / "tests/data/wholelogs/healthy_vllm_server_startup.log"
 UNCOVERED_ERROR = "RuntimeError: the tokenizer's chat template has no 'system' role"

@@ -14,10 +14,10 @@ from paths import FIXTURES
 from sqlmodel import Session
 from store_helpers import edit_file, edit_in_database
 
-from app.cli.commands import cli
-from app.config import Settings
-from app.store.db import make_engine, upgrade_database
-from app.store.models import GapRow, utc_now
+from failref.cli.commands import cli
+from failref.config import Settings
+from failref.store.db import make_engine, upgrade_database
+from failref.store.models import GapRow, utc_now
 
 
 @pytest.fixture
@@ -141,7 +141,7 @@ def test_serve_logs_the_start_up_load_as_json(
 ) -> None:
     """Issue 13, item 16: with --workers, the load before the workers start logged text."""
     (references_dir / "broken.md").write_text("no front matter\n")
-    monkeypatch.setattr("app.cli.serving.serve", lambda *_args, **_kwargs: None)
+    monkeypatch.setattr("failref.cli.serving.serve", lambda *_args, **_kwargs: None)
     result = runner.invoke(cli, ["serve", "--workers", "2"])
     assert result.exit_code == 0, result.output
     lines = [line for line in result.output.splitlines() if line.strip()]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import logging
 
-from app.cli.logs import JsonFormatter, logging_config
+from failref.cli.logs import JsonFormatter, logging_config
 
 
 def format_message(name: str, message: str, *args: object) -> dict[str, object]:
@@ -20,7 +20,7 @@ def format_message(name: str, message: str, *args: object) -> dict[str, object]:
 
 def test_newlines_ansi_and_bidi_are_escaped() -> None:
     forged = "ok\n2026-11-29 INFO app: editor ann logged in \x1b[2K\u202eevil"
-    entry = format_message("app.web", "paste: %s", forged)
+    entry = format_message("failref.web", "paste: %s", forged)
     assert entry["message"] == f"paste: {forged}"
     assert entry["level"] == "WARNING"
 
@@ -34,4 +34,4 @@ def test_access_log_lines_lose_their_query_string() -> None:
 
 def test_config_covers_uvicorn_and_the_app() -> None:
     config = logging_config("INFO")
-    assert {"uvicorn.access", "uvicorn.error", "app"} <= set(config["loggers"])
+    assert {"uvicorn.access", "uvicorn.error", "failref"} <= set(config["loggers"])

@@ -13,7 +13,7 @@ import pytest
 import uvicorn
 from starlette.types import Receive, Scope, Send
 
-from app.cli.protocol import timed_protocol
+from failref.cli.protocol import timed_protocol
 
 DEADLINE_S = 0.5
 TRICKLE_S = 0.1

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from servers import answers, free_port, serve_command, serve_env, wait_for
 
-from app.cli import serving
-from app.config import Settings
-from app.errors import Unavailable
+from failref.cli import serving
+from failref.config import Settings
+from failref.errors import Unavailable
 
 
 def start_supervisor(settings: Settings, tmp_path: Path) -> tuple[subprocess.Popen[bytes], int]:

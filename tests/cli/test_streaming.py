@@ -10,14 +10,14 @@ import pytest
 from click.testing import CliRunner
 from paths import DATA, REFERENCES
 
-from app.cli.commands import cli
-from app.cli.streaming import read_in_chunks
-from app.config import Settings
-from app.domain.matching.index import MatchIndex, build_index
-from app.domain.matching.lines import split_lines
-from app.domain.matching.ranks import read_labels
-from app.domain.matching.scan import scan_log, scan_read
-from app.domain.references.folder import read_folder
+from failref.cli.commands import cli
+from failref.cli.streaming import read_in_chunks
+from failref.config import Settings
+from failref.domain.matching.index import MatchIndex, build_index
+from failref.domain.matching.lines import split_lines
+from failref.domain.matching.ranks import read_labels
+from failref.domain.matching.scan import scan_log, scan_read
+from failref.domain.references.folder import read_folder
 
 WHOLE_LOGS = sorted((DATA / "wholelogs").glob("*.log"))
 

@@ -18,13 +18,13 @@ import pytest
 import yaml
 from paths import DATA, LABELLED, REFERENCES
 
-from app.domain.matching.index import MatchIndex, build_index
-from app.domain.matching.labelled import LabelledLine, read_labelled
-from app.domain.matching.match import match_text
-from app.domain.matching.results import Match
-from app.domain.matching.selfcheck import names
-from app.domain.references.document import Reference
-from app.domain.references.folder import read_folder
+from failref.domain.matching.index import MatchIndex, build_index
+from failref.domain.matching.labelled import LabelledLine, read_labelled
+from failref.domain.matching.match import match_text
+from failref.domain.matching.results import Match
+from failref.domain.matching.selfcheck import names
+from failref.domain.references.document import Reference
+from failref.domain.references.folder import read_folder
 
 TOP1_FLOOR = 0.90
 TOP3_FLOOR = 0.97

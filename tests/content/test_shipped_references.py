@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from paths import LABELLED, ROOT
 
-from app.domain.calculators import get_calculator
-from app.domain.matching.labelled import read_labelled
-from app.domain.references.document import Reference
-from app.domain.references.folder import read_folder
+from failref.domain.calculators import get_calculator
+from failref.domain.matching.labelled import read_labelled
+from failref.domain.references.document import Reference
+from failref.domain.references.folder import read_folder
 
 REFERENCES = ROOT / "references"
 

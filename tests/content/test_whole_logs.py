@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from paths import DATA, REFERENCES
 
-from app.domain.matching.index import MatchIndex, build_index
-from app.domain.matching.scan import scan_log
-from app.domain.references.folder import read_folder
+from failref.domain.matching.index import MatchIndex, build_index
+from failref.domain.matching.scan import scan_log
+from failref.domain.references.folder import read_folder
 
 WHOLE_LOGS = DATA / "wholelogs"
 HEADERS = ("# source: ", "# root: ", "# cut: ")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from paths import LABELLED
 
-from app.domain.matching.labelled import read_labelled
-from app.domain.redact import redact
+from failref.domain.matching.labelled import read_labelled
+from failref.domain.redact import redact
 
 AWS = "AKIAIOSFODNN7EXAMPLE"
 AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"

@@ -9,8 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from app.config import Settings
-from app.mcp.stdio import InFlight
+from failref.config import Settings
+from failref.mcp.stdio import InFlight
 
 HANG_S = 120.0  # tells a hang from an answer; the scan below takes well under a second
 

@@ -18,10 +18,10 @@ from mcp import Client, StdioServerParameters
 from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, TextContent
 
-from app.config import Settings
-from app.mcp.tools import build_mcp_server
-from app.services.library import Library, open_library
-from app.web.factory import create_app
+from failref.config import Settings
+from failref.mcp.tools import build_mcp_server
+from failref.services.library import Library, open_library
+from failref.web.factory import create_app
 
 TOOLS = {"match_log", "scan_log", "get_reference", "list_references", "run_calculator"}
 STUCK_LINE = "[rank5]: torch._dynamo hit config.recompile_limit (8)"

@@ -10,10 +10,10 @@ from alembic.config import Config
 from sqlalchemy import text
 from sqlmodel import Session
 
-from app.config import Settings
-from app.store.db import make_engine, upgrade_database
-from app.store.index import sync_folder
-from app.store.models import ReferenceRow
+from failref.config import Settings
+from failref.store.db import make_engine, upgrade_database
+from failref.store.index import sync_folder
+from failref.store.models import ReferenceRow
 
 
 def test_rows_indexed_before_0005_count_as_imported(

@@ -18,11 +18,11 @@ from typing import Any
 
 from sqlmodel import Session
 
-from app.config import Settings
-from app.errors import StaleBase
-from app.services.editing import Edit, editable_file, save_reference
-from app.services.library import open_library
-from app.store import files, saves
+from failref.config import Settings
+from failref.errors import StaleBase
+from failref.services.editing import Edit, editable_file, save_reference
+from failref.services.library import open_library
+from failref.store import files, saves
 
 REFERENCE = "stuck-rank"
 DIE = 99

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import uvicorn
 
-from app.config import Settings
-from app.web.factory import create_app
+from failref.config import Settings
+from failref.web.factory import create_app
 
 
 class AnnouncingServer(uvicorn.Server):

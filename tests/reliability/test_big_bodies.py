@@ -26,11 +26,11 @@ from editing_helpers import form_fields
 from paths import GOOD
 from sqlmodel import Session, func, select
 
-from app.config import DEFAULT_MAX_BODY_BYTES, Settings
-from app.services.library import open_library
-from app.store.db import make_engine
-from app.store.editors import add_editor
-from app.store.models import ReferenceRow, RevisionRow
+from failref.config import DEFAULT_MAX_BODY_BYTES, Settings
+from failref.services.library import open_library
+from failref.store.db import make_engine
+from failref.store.editors import add_editor
+from failref.store.models import ReferenceRow, RevisionRow
 
 SERVER = Path(__file__).parent / "serve_app.py"
 LIMIT_BYTES = DEFAULT_MAX_BODY_BYTES

@@ -15,11 +15,11 @@ import pytest
 from databases import assert_database_intact
 from sqlmodel import Session, col, select
 
-from app.config import Settings
-from app.domain.references.document import content_hash
-from app.services.library import open_library
-from app.store.models import RevisionRow
-from app.store.texts import current_text
+from failref.config import Settings
+from failref.domain.references.document import content_hash
+from failref.services.library import open_library
+from failref.store.models import RevisionRow
+from failref.store.texts import current_text
 
 WORKER = Path(__file__).parent / "save_worker.py"
 DIED = 99

@@ -13,8 +13,8 @@ from editing_helpers import new_editor
 from fastapi.testclient import TestClient
 from httpx import Response
 
-from app.config import Settings
-from app.web.factory import create_app
+from failref.config import Settings
+from failref.web.factory import create_app
 
 # Nothing in the fixtures matches it, so a match records a gap: a write.
 UNHEARD_OF = "an unheard-of failure zq81 in the flux capacitor"
@@ -43,6 +43,7 @@ def assert_unavailable(response: Response) -> None:
 
 
 @POSTGRESQL_ONLY
+@pytest.mark.stops_postgresql
 def test_the_database_going_away_is_a_503_and_the_app_recovers(
     settings: Settings, stopped_and_started: PostgresServer
 ) -> None:

@@ -20,8 +20,8 @@ from fastapi.testclient import TestClient
 from httpx import Response
 from sqlmodel import Session, col, func, select
 
-from app.store import saves
-from app.store.models import DraftRow, ReferenceRow, RevisionRow
+from failref.store import saves
+from failref.store.models import DraftRow, ReferenceRow, RevisionRow
 
 REFERENCE = "stuck-rank"
 GIT_LINE = "3. **A host changed in git.**"

@@ -32,10 +32,10 @@ from fastapi.testclient import TestClient
 from httpx import Response
 from searches import FuzzySearches, count_searches
 
-from app.config import Settings
-from app.domain.matching.rank import MAX_MATCH_CHARS, MAX_MATCH_LINES
-from app.domain.matching.scan import FUZZY_TEMPLATE_CAP
-from app.web.factory import create_app
+from failref.config import Settings
+from failref.domain.matching.rank import MAX_MATCH_CHARS, MAX_MATCH_LINES
+from failref.domain.matching.scan import FUZZY_TEMPLATE_CAP
+from failref.web.factory import create_app
 
 HANG_S = 120.0  # past this the request is taken for a hang and the test fails
 MEMORY_FACTOR = 12

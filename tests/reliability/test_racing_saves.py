@@ -15,12 +15,12 @@ import pytest
 from databases import assert_database_intact
 from sqlmodel import Session, col, select
 
-from app.config import Settings, StoreOfRecord
-from app.domain.references.document import content_hash
-from app.services.library import open_library
-from app.store.db import make_engine, upgrade_database
-from app.store.models import RevisionRow
-from app.store.texts import current_text
+from failref.config import Settings, StoreOfRecord
+from failref.domain.references.document import content_hash
+from failref.services.library import open_library
+from failref.store.db import make_engine, upgrade_database
+from failref.store.models import RevisionRow
+from failref.store.texts import current_text
 
 WORKER = Path(__file__).parent / "save_worker.py"
 PROCESSES = 4

@@ -16,8 +16,8 @@ from fastapi.testclient import TestClient
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, func, select
 
-from app.store import files, saves
-from app.store.models import DraftRow, RevisionRow
+from failref.store import files, saves
+from failref.store.models import DraftRow, RevisionRow
 
 
 def failing(code: int) -> Any:

@@ -22,11 +22,11 @@ from databases import POSTGRESQL_ONLY
 from servers import LOOPBACK, answers, free_port, serve_command, serve_env, wait_for
 from sqlmodel import Session, col, select
 
-from app.config import Settings
-from app.services.library import open_library
-from app.store.db import make_engine
-from app.store.editors import add_editor
-from app.store.models import RevisionRow
+from failref.config import Settings
+from failref.services.library import open_library
+from failref.store.db import make_engine
+from failref.store.editors import add_editor
+from failref.store.models import RevisionRow
 
 PATH = "/api/v1/references/stuck-rank"
 CLIENTS = 32

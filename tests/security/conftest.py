@@ -10,8 +10,8 @@ import pytest
 from fastapi.testclient import TestClient
 from security.helpers import module_settings
 
-from app.store import editors
-from app.web.factory import create_app
+from failref.store import editors
+from failref.web.factory import create_app
 
 HOSTILE = Path(__file__).parent / "fixtures" / "hostile-markup.md"
 

@@ -22,9 +22,9 @@ from paths import GOOD
 from sqlalchemy import text
 from sqlmodel import Session, func, select
 
-from app.config import Settings
-from app.services.library import Library
-from app.store.models import RevisionRow
+from failref.config import Settings
+from failref.services.library import Library
+from failref.store.models import RevisionRow
 
 # Elements that run script, load a document or change where the page's links go.
 EXECUTABLE_TAGS = frozenset(

@@ -11,14 +11,14 @@ from editing_helpers import new_editor
 from fastapi.testclient import TestClient
 from sqlmodel import Session, func, select
 
-from app.config import Settings
-from app.domain.matching.context import FIELD_CHARS
-from app.domain.matching.verdicts import REASON_VALUE_CHARS
-from app.store import editors
-from app.store.db import writing
-from app.store.models import FeedbackRow, GapRow, SessionRow
-from app.web.factory import create_app
-from app.web.routes import pages
+from failref.config import Settings
+from failref.domain.matching.context import FIELD_CHARS
+from failref.domain.matching.verdicts import REASON_VALUE_CHARS
+from failref.store import editors
+from failref.store.db import writing
+from failref.store.models import FeedbackRow, GapRow, SessionRow
+from failref.web.factory import create_app
+from failref.web.routes import pages
 
 SECURITY_HEADERS = ("content-security-policy", "x-content-type-options", "x-frame-options")
 

@@ -19,12 +19,12 @@ from httpx import Response
 from security.helpers import Snapshot, library_of, snapshot
 from sqlalchemy.exc import OperationalError
 
-from app.config import Settings
-from app.errors import HTTP_CODES
-from app.store import db, gaps, saves
-from app.web.factory import create_app
-from app.web.guards import SESSION_COOKIE
-from app.web.templating import templates
+from failref.config import Settings
+from failref.errors import HTTP_CODES
+from failref.store import db, gaps, saves
+from failref.web.factory import create_app
+from failref.web.guards import SESSION_COOKIE
+from failref.web.templating import templates
 
 # Planted in the failures themselves: none of it may reach a response.
 SECRET_SQL = "SELECT token_hash FROM editor WHERE password='Hunter2-Qx9zV'"

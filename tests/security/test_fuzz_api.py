@@ -21,9 +21,9 @@ from hypothesis.errors import Unsatisfiable
 from schemathesis.generation import GenerationMode
 from security.helpers import module_settings
 
-from app.domain.calculators import CALCULATORS
-from app.urls import MCP_PATH
-from app.web.factory import create_app
+from failref.domain.calculators import CALCULATORS
+from failref.urls import MCP_PATH
+from failref.web.factory import create_app
 
 MAX_EXAMPLES = 25
 OPERATIONS = [

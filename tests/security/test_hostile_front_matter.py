@@ -14,8 +14,8 @@ from editing_helpers import form_fields, new_editor, sign_in
 from fastapi.testclient import TestClient
 from security.helpers import library_of, module_settings, reference_text, snapshot
 
-from app.config import Settings
-from app.web.factory import create_app
+from failref.config import Settings
+from failref.web.factory import create_app
 
 # Seconds any one request may take: an alias bomb that expanded would take minutes.
 # CPU seconds one hostile request may take: ten times and more what it takes idle.

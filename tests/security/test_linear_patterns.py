@@ -17,11 +17,11 @@ from typing import Any
 import pytest
 from deadlines import OverBudget, cpu_deadline
 
-from app.domain.matching import bulk, context, lines, normalize
-from app.domain.redact import RULES, redact
-from app.domain.references import blocks, items, markdown
-from app.store import gaps
-from app.web import bodies
+from failref.domain.matching import bulk, context, lines, normalize
+from failref.domain.redact import RULES, redact
+from failref.domain.references import blocks, items, markdown
+from failref.store import gaps
+from failref.web import bodies
 
 REPEAT = 100_000
 CPU_DEADLINE_S = 5.0

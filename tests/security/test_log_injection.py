@@ -17,8 +17,8 @@ from fastapi.testclient import TestClient
 from security.helpers import raw_request
 from sqlalchemy.exc import OperationalError
 
-from app.cli.logs import JsonFormatter
-from app.web.routes import api
+from failref.cli.logs import JsonFormatter
+from failref.web.routes import api
 
 FORGED = '\n2026-11-29T00:00:00 CRITICAL app.auth: editor root signed in {"level": "INFO"}'
 ANSI = "\x1b[2K\x1b[1A\x1b[31mred\x1b[0m"

@@ -11,14 +11,14 @@ from click.testing import CliRunner
 from editing_helpers import new_editor
 from fastapi.testclient import TestClient
 
-from app.cli.commands import cli
-from app.config import Settings
-from app.domain.references import parser
-from app.domain.references.frontmatter import MAX_NESTING
-from app.domain.references.parser import parse_reference
-from app.services.library import open_library
-from app.store import index
-from app.web.factory import create_app
+from failref.cli.commands import cli
+from failref.config import Settings
+from failref.domain.references import parser
+from failref.domain.references.frontmatter import MAX_NESTING
+from failref.domain.references.parser import parse_reference
+from failref.services.library import open_library
+from failref.store import index
+from failref.web.factory import create_app
 
 # 6 KB, well under the 16 KiB front matter cap, 3,000 levels deep.
 DEEP = "---\nid: deep\ntags: " + "[" * 3000 + "]" * 3000 + "\n---\n\n## Message\n"
@@ -92,7 +92,7 @@ def test_a_failed_reload_is_tried_again_on_the_next_poll(
                 raise failure
             return real_sync(*args)  # type: ignore[arg-type]
 
-        monkeypatch.setattr("app.services.library.sync_folder", flaky)
+        monkeypatch.setattr("failref.services.library.sync_folder", flaky)
         with pytest.raises(OSError, match="a moment of trouble"):
             library.poll()
         assert library.poll() == "reloaded"

@@ -28,9 +28,9 @@ from security.helpers import (
     snapshot,
 )
 
-from app.config import Settings
-from app.web.factory import create_app
-from app.web.guards import SESSION_COOKIE
+from failref.config import Settings
+from failref.web.factory import create_app
+from failref.web.guards import SESSION_COOKIE
 
 # What the canaries outside references/ say; no response may ever show one.
 CANARY_MARKERS = (

@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from jinja2 import nodes
 from security.helpers import audit, reference_text
 
-from app.web.templating import TEMPLATES_DIR, templates
+from failref.web.templating import TEMPLATES_DIR, templates
 
 SCRIPT = "<script>alert(1)</script>"
 PAYLOADS = [

@@ -16,10 +16,10 @@ from httpx import Response
 from security.helpers import Snapshot, library_of, module_settings, reference_text, snapshot
 from sqlmodel import Session, func, select
 
-from app.store.editors import remove_editor
-from app.store.models import RevisionRow, SessionRow
-from app.web.factory import create_app
-from app.web.guards import SESSION_COOKIE
+from failref.store.editors import remove_editor
+from failref.store.models import RevisionRow, SessionRow
+from failref.web.factory import create_app
+from failref.web.guards import SESSION_COOKIE
 
 EDITED_MARK = "A host that died under us."
 

@@ -13,11 +13,11 @@ from fastapi.dependencies.models import Dependant
 from fastapi.routing import iter_route_contexts
 from mcp import Client
 
-from app.config import Settings
-from app.mcp.tools import build_mcp_server
-from app.urls import MCP_PATH
-from app.web.factory import create_app
-from app.web.guards import require_editor
+from failref.config import Settings
+from failref.mcp.tools import build_mcp_server
+from failref.urls import MCP_PATH
+from failref.web.factory import create_app
+from failref.web.guards import require_editor
 
 MUTATING_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 # (method, path) -> why it needs no editor. Adding a route here needs a reason a reviewer

@@ -21,10 +21,10 @@ from security.helpers import checkpoint, database_files, library_of
 from sqlalchemy import inspect
 from sqlmodel import Session, func, select
 
-from app.cli.logs import JsonFormatter
-from app.config import Settings
-from app.store.models import GapRow
-from app.web.factory import create_app
+from failref.cli.logs import JsonFormatter
+from failref.config import Settings
+from failref.store.models import GapRow
+from failref.web.factory import create_app
 
 # (the line as it appears in a log, the planted strings that must never be stored)
 PLANTED = {
@@ -130,9 +130,9 @@ def test_planted_secrets_never_reach_the_database_or_the_logs(
             for secret in [*every_planted(), *REQUEST_MARKERS.values(), COOKIE_MARKER]:
                 assert secret.encode() not in data, f"{secret!r} in {name} {moment}"
         checkpoint(library)
-    logging.getLogger("app.web").warning("control line")
+    logging.getLogger("failref.web").warning("control line")
     logged = app_log.getvalue()
-    assert '"logger": "app.web", "message": "control line"' in logged
+    assert '"logger": "failref.web", "message": "control line"' in logged
     for secret in every_planted():
         assert secret not in logged
         assert secret.replace("/", "\\/") not in logged

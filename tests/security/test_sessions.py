@@ -14,10 +14,10 @@ from fastapi.testclient import TestClient
 from security.helpers import checkpoint, database_files, library_of, snapshot
 from sqlmodel import Session, func, select
 
-from app.config import Settings
-from app.store.models import SessionRow
-from app.web.factory import create_app
-from app.web.guards import SESSION_COOKIE
+from failref.config import Settings
+from failref.store.models import SessionRow
+from failref.web.factory import create_app
+from failref.web.guards import SESSION_COOKIE
 
 OFF_SITE = [
     "//evil.example",

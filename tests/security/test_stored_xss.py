@@ -18,8 +18,8 @@ from security.helpers import (
     reference_text,
 )
 
-from app.config import Settings
-from app.web.factory import create_app
+from failref.config import Settings
+from failref.web.factory import create_app
 
 HOSTILE_ID = "hostile-markup"
 HOSTILE_FILE = Path(__file__).parent / "fixtures" / f"{HOSTILE_ID}.md"

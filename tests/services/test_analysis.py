@@ -7,18 +7,18 @@ from collections.abc import Iterator
 import pytest
 from sqlmodel import Session, select
 
-from app.config import Settings
-from app.domain.matching.context import RunContext
-from app.errors import InvalidInput, LogTooLarge
-from app.services.analysis import (
+from failref.config import Settings
+from failref.domain.matching.context import RunContext
+from failref.errors import InvalidInput, LogTooLarge
+from failref.services.analysis import (
     LOG_LINE_THRESHOLD,
     MAX_GAPS_PER_SCAN,
     analyse_paste,
     match_message,
     scan_text,
 )
-from app.services.library import Library, open_library
-from app.store.models import GapRow
+from failref.services.library import Library, open_library
+from failref.store.models import GapRow
 
 KNOWN = "W1129 12:00:01.123 torch._dynamo hit config.recompile_limit (8)"
 UNKNOWN = "something nobody has written a reference for yet"

@@ -6,10 +6,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from app.config import Settings
-from app.services.conflicts import conflict_view
-from app.services.editing import editable_file
-from app.services.library import Library, open_library
+from failref.config import Settings
+from failref.services.conflicts import conflict_view
+from failref.services.editing import editable_file
+from failref.services.library import Library, open_library
 
 
 @pytest.fixture

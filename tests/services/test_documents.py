@@ -7,10 +7,10 @@ import json
 import pytest
 from paths import GOOD
 
-from app.domain.references.document import Reference
-from app.domain.references.folder import read_folder
-from app.services import documents as documents_module
-from app.services.documents import Documents, document_json
+from failref.domain.references.document import Reference
+from failref.domain.references.folder import read_folder
+from failref.services import documents as documents_module
+from failref.services.documents import Documents, document_json
 
 
 @pytest.fixture

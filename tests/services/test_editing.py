@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from store_helpers import in_database_mode
 
-from app.config import Settings
-from app.errors import StaleBase
-from app.services.editing import (
+from failref.config import Settings
+from failref.errors import StaleBase
+from failref.services.editing import (
     Edit,
     editable_file,
     history,
@@ -20,10 +20,10 @@ from app.services.editing import (
     save_as_editor,
     unified_diff,
 )
-from app.services.editors import add_editor
-from app.services.library import Library, open_library
-from app.store.db import writing
-from app.store.editors import editor_for_token
+from failref.services.editors import add_editor
+from failref.services.library import Library, open_library
+from failref.store.db import writing
+from failref.store.editors import editor_for_token
 
 
 @pytest.fixture

@@ -6,9 +6,9 @@ from pathlib import Path
 
 from store_helpers import edit_file, edit_in_database, in_database_mode
 
-from app.config import Settings
-from app.services.folder_sync import conflicts, export_references
-from app.services.library import open_library
+from failref.config import Settings
+from failref.services.folder_sync import conflicts, export_references
+from failref.services.library import open_library
 
 
 def test_a_conflict_carries_both_texts_and_the_diff_between_them(settings: Settings) -> None:

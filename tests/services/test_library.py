@@ -7,10 +7,10 @@ from pathlib import Path
 
 from store_helpers import in_database_mode
 
-from app.config import Settings
-from app.services.editing import Edit, editable_file, save_reference
-from app.services.library import open_library
-from app.store.files import current_file
+from failref.config import Settings
+from failref.services.editing import Edit, editable_file, save_reference
+from failref.services.library import open_library
+from failref.store.files import current_file
 
 
 def test_a_save_in_one_process_reaches_the_other_on_its_next_poll(settings: Settings) -> None:

@@ -10,13 +10,13 @@ import pytest
 from paths import REFERENCES
 from sqlmodel import select
 
-from app.config import Settings
-from app.services.editing import editable_file
-from app.services.library import Library, open_library
-from app.services.preview import new_reference_text, preview
-from app.store.db import writing
-from app.store.gaps import record_gap
-from app.store.models import GapRow
+from failref.config import Settings
+from failref.services.editing import editable_file
+from failref.services.library import Library, open_library
+from failref.services.preview import new_reference_text, preview
+from failref.store.db import writing
+from failref.store.gaps import record_gap
+from failref.store.models import GapRow
 
 LABELLED = """reference: stuck-rank
 lines:

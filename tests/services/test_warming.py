@@ -9,12 +9,12 @@ import threading
 import pytest
 from paths import REFERENCES
 
-from app.config import Settings
-from app.domain.matching.index import MatchIndex, build_index
-from app.domain.references.folder import read_folder
-from app.services import warming
-from app.services.library import open_library
-from app.services.warming import Warmer
+from failref.config import Settings
+from failref.domain.matching.index import MatchIndex, build_index
+from failref.domain.references.folder import read_folder
+from failref.services import warming
+from failref.services.library import open_library
+from failref.services.warming import Warmer
 
 WAIT_S = 60.0  # only bounds a hang: every wait here returns as soon as the thread is done
 

@@ -13,13 +13,13 @@ import pytest
 from databases import POSTGRESQL_ONLY
 from fastapi.testclient import TestClient
 
-from app.config import Settings
-from app.services.editing import Edit, save_reference
-from app.services.library import Library, open_library
-from app.services.watcher import Watcher
-from app.store import index
-from app.store.files import current_file
-from app.web.factory import create_app
+from failref.config import Settings
+from failref.services.editing import Edit, save_reference
+from failref.services.library import Library, open_library
+from failref.services.watcher import Watcher
+from failref.store import index
+from failref.store.files import current_file
+from failref.web.factory import create_app
 
 WAIT_S = 10.0
 

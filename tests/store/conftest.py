@@ -7,8 +7,8 @@ from collections.abc import Iterator
 import pytest
 from sqlalchemy import Engine
 
-from app.config import Settings
-from app.store.db import make_engine, upgrade_database
+from failref.config import Settings
+from failref.store.db import make_engine, upgrade_database
 
 
 @pytest.fixture

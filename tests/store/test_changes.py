@@ -10,10 +10,10 @@ import psycopg
 import pytest
 from databases import POSTGRESQL_ONLY, SQLITE_ONLY, libpq_url
 
-from app.config import Settings
-from app.store.changes import CHANNEL, ChangeListener, change_listener
-from app.store.db import Engine, writing
-from app.store.index import bump_index_version, index_version
+from failref.config import Settings
+from failref.store.changes import CHANNEL, ChangeListener, change_listener
+from failref.store.db import Engine, writing
+from failref.store.index import bump_index_version, index_version
 
 WAIT_S = 30.0
 

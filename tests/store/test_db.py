@@ -16,9 +16,9 @@ from sqlalchemy import inspect, text
 from sqlalchemy.exc import OperationalError
 from sqlmodel import SQLModel
 
-from app.config import Settings
-from app.store import db
-from app.store.db import (
+from failref.config import Settings
+from failref.store import db
+from failref.store.db import (
     MIGRATION_LOCK_KEY,
     Engine,
     make_engine,
@@ -27,7 +27,7 @@ from app.store.db import (
     upgrade_database,
     writing,
 )
-from app.store.models import GapRow
+from failref.store.models import GapRow
 
 # Every table the models declare, which the migrations must create, and Alembic's own.
 TABLES = {*SQLModel.metadata.tables, "alembic_version"}

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from sqlmodel import Session, select
 
-from app.config import Settings
-from app.errors import AuthError
-from app.store.db import make_engine, upgrade_database
-from app.store.editors import (
+from failref.config import Settings
+from failref.errors import AuthError
+from failref.store.db import make_engine, upgrade_database
+from failref.store.editors import (
     add_editor,
     any_editor,
     editor_for_session,
@@ -24,7 +24,7 @@ from app.store.editors import (
     session_key,
     start_session,
 )
-from app.store.models import EditorRow, SessionRow
+from failref.store.models import EditorRow, SessionRow
 
 
 @pytest.fixture
@@ -117,7 +117,7 @@ def test_cli_editor_add_prints_the_token_last(
 ) -> None:
     from click.testing import CliRunner
 
-    from app.cli.commands import cli
+    from failref.cli.commands import cli
 
     monkeypatch.setenv("FAILREF_DATABASE_URL", settings.database_url)
     monkeypatch.setenv("FAILREF_REFERENCES_DIR", str(settings.references_dir))

@@ -6,8 +6,8 @@ from editing_helpers import library_of, sign_in
 from fastapi.testclient import TestClient
 from sqlmodel import Session, select
 
-from app.store.feedback import feedback_counts
-from app.store.models import FeedbackRow, GapRow
+from failref.store.feedback import feedback_counts
+from failref.store.models import FeedbackRow, GapRow
 
 
 def test_answers_are_counted_and_the_reader_returns_to_the_page(client: TestClient) -> None:

@@ -10,10 +10,10 @@ import pytest
 from databases import SQLITE_ONLY
 from sqlmodel import Session, select
 
-from app.config import Settings
-from app.store.db import make_engine, upgrade_database
-from app.store.gaps import gap_template, list_gaps, prune_gaps, record_gap
-from app.store.models import GapRow, utc_now
+from failref.config import Settings
+from failref.store.db import make_engine, upgrade_database
+from failref.store.gaps import gap_template, list_gaps, prune_gaps, record_gap
+from failref.store.models import GapRow, utc_now
 
 
 @pytest.fixture

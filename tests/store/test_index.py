@@ -10,11 +10,11 @@ from sqlalchemy import Engine
 from sqlmodel import Session, func, select
 from store_helpers import edit_file, edit_in_database, save_in_database
 
-from app.domain.catalog import Catalog
-from app.domain.references.document import content_hash
-from app.services.library import build_catalog
-from app.store.index import ParsedRows, fate_of, index_version, read_index, sync_folder
-from app.store.models import AliasRow, ConflictRow, ReferenceRow, RevisionRow
+from failref.domain.catalog import Catalog
+from failref.domain.references.document import content_hash
+from failref.services.library import build_catalog
+from failref.store.index import ParsedRows, fate_of, index_version, read_index, sync_folder
+from failref.store.models import AliasRow, ConflictRow, ReferenceRow, RevisionRow
 
 
 def load_catalog(session: Session) -> Catalog:
@@ -140,7 +140,7 @@ def test_a_failed_sync_rolls_back_whole(
     def fail(*_args: object, **_kwargs: object) -> None:
         raise OSError("disk went away")
 
-    monkeypatch.setattr("app.store.index._replace_aliases", fail)
+    monkeypatch.setattr("failref.store.index._replace_aliases", fail)
     with Session(engine) as session, pytest.raises(OSError, match="disk went away"):
         sync_folder(session, references_dir)
     with Session(engine) as session:

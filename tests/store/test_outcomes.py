@@ -7,8 +7,8 @@ from editing_helpers import library_of
 from fastapi.testclient import TestClient
 from sqlmodel import Session, select
 
-from app.store.models import OutcomeRow
-from app.store.outcomes import outcome_counts
+from failref.store.models import OutcomeRow
+from failref.store.outcomes import outcome_counts
 
 
 def test_an_outcome_is_counted_and_the_reader_returns_to_the_cause(client: TestClient) -> None:

@@ -9,15 +9,15 @@ import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session
 
-import app.domain.references.reading as reading
-from app.config import Settings
-from app.domain.references.document import Reference
-from app.domain.references.folder import ParsedFiles, read_folder
-from app.services.editing import Edit, save_reference
-from app.services.library import open_library
-from app.store.files import current_file
-from app.store.index import read_index, sync_folder
-from app.store.models import ReferenceRow
+import failref.domain.references.reading as reading
+from failref.config import Settings
+from failref.domain.references.document import Reference
+from failref.domain.references.folder import ParsedFiles, read_folder
+from failref.services.editing import Edit, save_reference
+from failref.services.library import open_library
+from failref.store.files import current_file
+from failref.store.index import read_index, sync_folder
+from failref.store.models import ReferenceRow
 
 
 def start(engine: Engine, folder: Path) -> ParsedFiles:

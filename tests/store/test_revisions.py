@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from sqlalchemy import Engine
 
-from app.domain.references.document import content_hash
-from app.store.db import writing
-from app.store.revisions import record_revision, revision_text_by_hash
+from failref.domain.references.document import content_hash
+from failref.store.db import writing
+from failref.store.revisions import record_revision, revision_text_by_hash
 
 
 def test_a_revision_is_found_by_its_hash_for_its_reference_only(engine: Engine) -> None:

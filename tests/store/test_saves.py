@@ -10,15 +10,15 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 from store_helpers import save_in_database
 
-from app.config import Settings, StoreOfRecord
-from app.domain.references.document import content_hash
-from app.domain.references.parser import parse_reference
-from app.errors import FailrefError, MissingBase, NotFound, StaleBase
-from app.store.db import make_engine, upgrade_database
-from app.store.index import sync_folder
-from app.store.models import ReferenceRow, RevisionRow
-from app.store.saves import Change, save_text
-from app.store.texts import current_text
+from failref.config import Settings, StoreOfRecord
+from failref.domain.references.document import content_hash
+from failref.domain.references.parser import parse_reference
+from failref.errors import FailrefError, MissingBase, NotFound, StaleBase
+from failref.store.db import make_engine, upgrade_database
+from failref.store.index import sync_folder
+from failref.store.models import ReferenceRow, RevisionRow
+from failref.store.saves import Change, save_text
+from failref.store.texts import current_text
 
 
 @pytest.fixture

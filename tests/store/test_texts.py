@@ -10,12 +10,12 @@ from sqlalchemy import Engine
 from sqlmodel import Session, func, select
 from store_helpers import edit_file, edit_in_database
 
-from app.config import Settings
-from app.domain.references.document import content_hash
-from app.store.db import make_engine, upgrade_database
-from app.store.index import index_version, read_index, sync_folder
-from app.store.models import RevisionRow
-from app.store.texts import current_text, database_text, export_texts
+from failref.config import Settings
+from failref.domain.references.document import content_hash
+from failref.store.db import make_engine, upgrade_database
+from failref.store.index import index_version, read_index, sync_folder
+from failref.store.models import RevisionRow
+from failref.store.texts import current_text, database_text, export_texts
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from starlette.exceptions import HTTPException
 
-from app.web.bodies import parse_urlencoded, unquote_plus_bytes, without_surrogates
+from failref.web.bodies import parse_urlencoded, unquote_plus_bytes, without_surrogates
 
 # Bytes a form body is made of, weighted towards what makes unquoting hard.
 FORM_BYTES = st.lists(

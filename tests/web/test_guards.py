@@ -7,9 +7,9 @@ from databases import held_write_lock
 from editing_helpers import library_of, new_editor
 from fastapi.testclient import TestClient
 
-from app.config import Settings
-from app.store import db
-from app.web.factory import create_app
+from failref.config import Settings
+from failref.store import db
+from failref.web.factory import create_app
 
 
 def test_anonymous_page_views_do_not_wait_for_a_writer(

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from fastapi.testclient import TestClient
 
-from app.config import Settings
-from app.urls import MCP_PATH
-from app.web.factory import create_app
+from failref.config import Settings
+from failref.urls import MCP_PATH
+from failref.web.factory import create_app
 
 # The streamable HTTP transport wants both kinds of answer declared.
 MCP_HEADERS = {"accept": "application/json, text/event-stream"}

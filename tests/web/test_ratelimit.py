@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from fastapi.testclient import TestClient
 
-from app.config import Settings
-from app.web.factory import create_app
-from app.web.ratelimit import RateLimiter
+from failref.config import Settings
+from failref.web.factory import create_app
+from failref.web.ratelimit import RateLimiter
 
 
 def test_burst_then_refuse_then_refill() -> None:

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from app.errors import CalculatorInputError, UnknownCalculator
-
+from ...errors import CalculatorInputError, UnknownCalculator
 from .calculator import Calculator, InputValues
 from .registry import CALCULATORS, get_calculator
 from .spec import CalculatorResult, InputSpec, OutputSpec, OutputValue, Source

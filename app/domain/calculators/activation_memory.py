@@ -4,8 +4,7 @@ layer and per GPU, under tensor and sequence parallelism and each recomputation 
 
 from __future__ import annotations
 
-from app.errors import CalculatorInputError
-
+from ...errors import CalculatorInputError
 from .calculator import Calculator, InputValues
 from .extract import CUDA_TOTAL_CAPACITY, TO_GIB, ExtractionRule
 from .limits import bytes_per_value_input

@@ -6,8 +6,7 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from app.errors import CalculatorInputError
-
+from ...errors import CalculatorInputError
 from .coerce import coerce_input
 from .extract import ExtractionRule, Found, asked_inputs, check_rules, extract_inputs
 from .schema import input_schema

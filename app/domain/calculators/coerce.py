@@ -5,8 +5,7 @@ from __future__ import annotations
 import math
 import re
 
-from app.errors import CalculatorInputError
-
+from ...errors import CalculatorInputError
 from .spec import InputSpec, InputValue
 
 # A form field longer than this cannot be a list of at most MAX_LIST_ITEMS numbers.

@@ -17,8 +17,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from app.errors import CalculatorInputError
-
+from ...errors import CalculatorInputError
 from .coerce import coerce_input
 from .spec import InputSpec
 

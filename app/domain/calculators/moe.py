@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from app.errors import CalculatorInputError
-
+from ...errors import CalculatorInputError
 from .calculator import Calculator, InputValues
 from .spec import InputSpec, OutputSpec, OutputValue
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from app.errors import UnknownCalculator
-
+from ...errors import UnknownCalculator
 from . import (
     activation_memory,
     allreduce,

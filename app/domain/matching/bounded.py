@@ -31,8 +31,8 @@ import numpy as np
 from numpy.typing import NDArray
 from rapidfuzz import fuzz
 
-from app.domain.matching.index import MatchIndex
-from app.domain.matching.prefilter import (
+from .index import MatchIndex
+from .prefilter import (
     SharedArrays,
     held_postings,
     query_mass,
@@ -41,7 +41,7 @@ from app.domain.matching.prefilter import (
     summed_lines,
     walk,
 )
-from app.domain.matching.rank import (
+from .rank import (
     _NONE,
     CANDIDATE_MIN,
     CEILING_SLACK,
@@ -59,8 +59,8 @@ from app.domain.matching.rank import (
     line_scores,
     similarity_bound,
 )
-from app.domain.matching.scorer import Scored, Scorer
-from app.domain.matching.tokens import set_chars
+from .scorer import Scored, Scorer
+from .tokens import set_chars
 
 Chars = NDArray[np.intp] | NDArray[np.float64]  # characters, one count per line
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from itertools import compress, count, repeat
 from operator import contains
 
-from app.domain.matching import normalize as rules
+from . import normalize as rules
 
 # White space inside one line: what `\s` and `str.isspace` match, less the newline.
 _BLANK = r"[^\S\n]"

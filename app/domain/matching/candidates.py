@@ -15,17 +15,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from app.domain.matching.index import MatchIndex
-from app.domain.matching.results import CandidateMatch, CheckHint
-from app.domain.matching.verdicts import context_gates
-from app.domain.references.document import Candidate
-from app.domain.references.values import (
+from ..references.document import Candidate
+from ..references.values import (
     Value,
     ValueType,
     holds,
     rule_text,
     slot_kinds,
 )
+from .index import MatchIndex
+from .results import CandidateMatch, CheckHint
+from .verdicts import context_gates
 
 # The author's order is worth this much for the first candidate, less for each later one.
 PRIOR_WEIGHT = 0.25

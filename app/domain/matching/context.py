@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.domain.matching.either_case import EitherCase, holds_a_needle, lowered_ascii
+from .either_case import EitherCase, holds_a_needle, lowered_ascii
 
 # Text beyond this is not searched for context: the head of a log names the framework
 # and GPU, and a 50 MB paste must not cost a second here (about 30 ms for 64 KiB).

@@ -9,9 +9,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import chain
 
-from app.domain.matching.bulk import ZERO_DIGITS, normalize_lines
-from app.domain.matching.lines import NOISE_RE
-from app.domain.matching.normalize import MAX_LINE_CHARS
+from .bulk import ZERO_DIGITS, normalize_lines
+from .lines import NOISE_RE
+from .normalize import MAX_LINE_CHARS
 
 DIGITS_RE = re.compile(r"\d+")
 # Line numbers are kept as C unsigned ints, 4 bytes each: as Python ints in a list they

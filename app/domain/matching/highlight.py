@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.domain.matching.results import Match
+from .results import Match
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,11 +19,14 @@ from operator import attrgetter, is_not
 from types import MappingProxyType
 from typing import TypeVar
 
-from app.domain.matching.evidence import Level
-from app.domain.matching.index_pieces import comparison_key as comparison_key
-from app.domain.matching.index_pieces import made_of, pieces_of
-from app.domain.matching.index_tables import ReferencePieces, Tables
-from app.domain.matching.index_views import (
+from ..references.document import MessageKind, Reference
+from ..references.graph import symptom_causes
+from ..references.values import compile_slots
+from .evidence import Level
+from .index_pieces import comparison_key as comparison_key
+from .index_pieces import made_of, pieces_of
+from .index_tables import ReferencePieces, Tables
+from .index_views import (
     Computed,
     InverseFrequency,
     LineArrays,
@@ -35,11 +38,8 @@ from app.domain.matching.index_views import (
     PerReference,
     Sizes,
 )
-from app.domain.matching.next_steps import CardChecks
-from app.domain.matching.verdicts import ContextVerdicts
-from app.domain.references.document import MessageKind, Reference
-from app.domain.references.graph import symptom_causes
-from app.domain.references.values import compile_slots
+from .next_steps import CardChecks
+from .verdicts import ContextVerdicts
 
 T = TypeVar("T")
 

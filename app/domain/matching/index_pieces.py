@@ -13,13 +13,13 @@ from collections.abc import Iterable, Sequence
 from itertools import chain
 from typing import NamedTuple
 
-from app.domain.matching.bulk import normalize_lines
-from app.domain.matching.evidence import Level, line_level
-from app.domain.matching.index_tables import ReferencePieces
-from app.domain.matching.lines import NOISE_RE
-from app.domain.matching.tokens import TOKEN_RE, informative, token_stems, tokens
-from app.domain.references.document import Reference
-from app.domain.references.values import plain_template
+from ..references.document import Reference
+from ..references.values import plain_template
+from .bulk import normalize_lines
+from .evidence import Level, line_level
+from .index_tables import ReferencePieces
+from .lines import NOISE_RE
+from .tokens import TOKEN_RE, informative, token_stems, tokens
 
 STANDARD_PLACEHOLDERS = frozenset(
     {"<n>", "<hex>", "<path>", "<ip>", "<host>", "<uuid>", "<shape>", "<url>"}

@@ -11,8 +11,8 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import chain
 
-from app.domain.matching.evidence import Level
-from app.domain.references.document import MessageKind
+from ..references.document import MessageKind
+from .evidence import Level
 
 NOBODY: frozenset[str] = frozenset()
 

@@ -19,8 +19,8 @@ from typing import Generic, TypeVar, cast, overload
 import numpy as np
 from numpy.typing import NDArray
 
-from app.domain.matching.index_tables import ReferencePieces
-from app.domain.matching.tokens import set_chars
+from .index_tables import ReferencePieces
+from .tokens import set_chars
 
 T = TypeVar("T")
 R = TypeVar("R")

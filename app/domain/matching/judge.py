@@ -12,28 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from app.domain.matching.bounded import best_line
-from app.domain.matching.candidates import PasteEvidence, evidence_text, rank_candidates
-from app.domain.matching.context import QueryContext
-from app.domain.matching.evidence import quieter
-from app.domain.matching.index import MatchIndex
-from app.domain.matching.rank import (
-    CONFIDENT_THRESHOLD,
-    LineScore,
-    LineScores,
-)
-from app.domain.matching.results import (
-    CandidateMatch,
-    CheckHint,
-    HealthyLine,
-    Match,
-    MessageMatch,
-    ValueVerdict,
-)
-from app.domain.matching.scorer import Scored, Scorer
-from app.domain.matching.verdicts import context_gates
-from app.domain.references.document import Message, Reference
-from app.domain.references.values import (
+from ..references.document import Message, Reference
+from ..references.values import (
     Value,
     read_values,
     rule_text,
@@ -41,6 +21,26 @@ from app.domain.references.values import (
     value_text,
     verdict,
 )
+from .bounded import best_line
+from .candidates import PasteEvidence, evidence_text, rank_candidates
+from .context import QueryContext
+from .evidence import quieter
+from .index import MatchIndex
+from .rank import (
+    CONFIDENT_THRESHOLD,
+    LineScore,
+    LineScores,
+)
+from .results import (
+    CandidateMatch,
+    CheckHint,
+    HealthyLine,
+    Match,
+    MessageMatch,
+    ValueVerdict,
+)
+from .scorer import Scored, Scorer
+from .verdicts import context_gates
 
 # How closely a line matched, in the words reasons use.
 CLOSE_MATCH = 0.85

@@ -7,8 +7,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.domain.matching.bulk import lines_holding, normalize_lines, prefix_length
-from app.domain.matching.normalize import MAX_LINE_CHARS
+from .bulk import lines_holding, normalize_lines, prefix_length
+from .normalize import MAX_LINE_CHARS
 
 # A pasted single message gets at most this many of its lines scored (a traceback's
 # telling lines); the rest are frames, echoes or repeats.

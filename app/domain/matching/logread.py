@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.domain.matching.candidates import MAX_EVIDENCE_CHARS
-from app.domain.matching.grouping import LineGrouper, TemplateGroup
-from app.domain.matching.lines import NOTHING_READ, ReadingFacts, split_lines
-from app.domain.matching.ranks import LineLabels, read_labels, world_sizes
+from .candidates import MAX_EVIDENCE_CHARS
+from .grouping import LineGrouper, TemplateGroup
+from .lines import NOTHING_READ, ReadingFacts, split_lines
+from .ranks import LineLabels, read_labels, world_sizes
 
 # Enough of the previous chunk's end for a `world_size: 8` split over two chunks (the word,
 # three separators and the number).

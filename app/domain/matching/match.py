@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import heapq
 
-from app.config import DEFAULT_MATCH_LIMIT
-from app.domain.matching.bounded import PasteBar, search_line
-from app.domain.matching.context import QueryContext, RunContext, infer_context
-from app.domain.matching.evidence import code_path_hits, line_level
-from app.domain.matching.index import MatchIndex, comparison_key
-from app.domain.matching.judge import Judge, healthy_line
-from app.domain.matching.lines import count_lines, query_lines
-from app.domain.matching.rank import (
+from ...config import DEFAULT_MATCH_LIMIT
+from ...errors import LogTooLarge
+from .bounded import PasteBar, search_line
+from .context import QueryContext, RunContext, infer_context
+from .evidence import code_path_hits, line_level
+from .index import MatchIndex, comparison_key
+from .judge import Judge, healthy_line
+from .lines import count_lines, query_lines
+from .rank import (
     CEILING_SLACK,
     MAX_MATCH_CHARS,
     MAX_MATCH_LINES,
@@ -25,10 +26,9 @@ from app.domain.matching.rank import (
     LineScores,
     score_line,
 )
-from app.domain.matching.results import HealthyLine, MatchResult
-from app.domain.matching.scorer import Scored, Scorer
-from app.domain.matching.tokens import informative, keyword_stems
-from app.errors import LogTooLarge
+from .results import HealthyLine, MatchResult
+from .scorer import Scored, Scorer
+from .tokens import informative, keyword_stems
 
 # A keyword held by more than this share of references, or by more than this many, does
 # not nominate candidates: it says too little, and scoring hundreds of references on

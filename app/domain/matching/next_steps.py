@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from app.domain.matching.results import CandidateMatch, CheckHint
-from app.domain.references.document import Check, Reference
+from ..references.document import Check, Reference
+from .results import CandidateMatch, CheckHint
 
 # Two or three checks are what a card has room for; the reference page lists them all.
 MAX_TELLING_CHECKS = 3

@@ -24,8 +24,8 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from app.domain.matching.index import MatchIndex
-from app.domain.matching.tokens import informative
+from .index import MatchIndex
+from .tokens import informative
 
 # From this many (reference, stem) pairs on, a query's keyword sums are added up with
 # np.bincount (`summed`, `scorer.Scorer.keyword_sums`): about 20 us to start, against about

@@ -35,8 +35,8 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz, process
 
-from app.domain.matching.index import MatchIndex
-from app.domain.matching.prefilter import by_coverage, coverage, query_of
+from .index import MatchIndex
+from .prefilter import by_coverage, coverage, query_of
 
 # When a match is confident. Chosen on the labelled set (tests/data/labelled: 107 lines of
 # 15 references, 29 unrelated lines; tests/content/test_labelled_set.py). The best score of

@@ -16,8 +16,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from app.domain.references.document import Check, CheckOutcome
-from app.errors import InvalidInput
+from ...errors import InvalidInput
+from ..references.document import Check, CheckOutcome
 
 CauseState = Literal["confirmed", "open", "contested", "ruled_out"]
 # `check3`: the third evidence check of the reference, as the page's form names it.

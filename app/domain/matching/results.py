@@ -6,8 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.domain.references.document import MessageKind, ReferenceKind
-from app.domain.references.values import Verdict
+from ..references.document import MessageKind, ReferenceKind
+from ..references.values import Verdict
 
 # How closely the pasted line matched the reference's message, in words.
 MessageMatch = Literal["close", "partial", "loose"]

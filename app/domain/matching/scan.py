@@ -9,18 +9,20 @@ from dataclasses import dataclass, field
 from heapq import merge
 from itertools import islice
 
-from app.config import DEFAULT_MAX_LOG_LINES, SCAN_LINE_CAP
-from app.domain.matching.candidates import (
+from ...config import DEFAULT_MAX_LOG_LINES, SCAN_LINE_CAP
+from ...errors import LogTooLarge
+from ..references.values import read_values
+from .candidates import (
     MAX_EVIDENCE_CHARS,
     NEIGHBOUR_SIMILARITY,
     PasteEvidence,
     rank_candidates,
 )
-from app.domain.matching.context import QueryContext, RunContext, infer_context
-from app.domain.matching.evidence import code_path_hits, line_level
-from app.domain.matching.grouping import TemplateGroup
-from app.domain.matching.index import MatchIndex, comparison_key
-from app.domain.matching.judge import (
+from .context import QueryContext, RunContext, infer_context
+from .evidence import code_path_hits, line_level
+from .grouping import TemplateGroup
+from .index import MatchIndex, comparison_key
+from .judge import (
     diagnostic_verdict,
     disagrees,
     gates_for,
@@ -28,30 +30,28 @@ from app.domain.matching.judge import (
     message_of,
     message_reasons,
 )
-from app.domain.matching.lines import ReadingFacts, count_lines, reading_notes, telling
-from app.domain.matching.logread import LogRead, read_log
-from app.domain.matching.normalize import MAX_LINE_CHARS
-from app.domain.matching.rank import (
+from .lines import ReadingFacts, count_lines, reading_notes, telling
+from .logread import LogRead, read_log
+from .normalize import MAX_LINE_CHARS
+from .rank import (
     CONFIDENT_THRESHOLD,
     LineScore,
     LineScores,
     score_line,
 )
-from app.domain.matching.ranks import Attribution, LineLabels, attribute, log_ranks
-from app.domain.matching.results import (
+from .ranks import Attribution, LineLabels, attribute, log_ranks
+from .results import (
     CandidateMatch,
     CheckHint,
     Diagnosis,
     ScanHit,
     ScanResult,
 )
-from app.domain.matching.scorer import Scored, Scorer
-from app.domain.matching.story import diagnose
-from app.domain.matching.tokens import keyword_stems
-from app.domain.matching.unmatched import unrecognised_lines
-from app.domain.matching.verdicts import ContextVerdict
-from app.domain.references.values import read_values
-from app.errors import LogTooLarge
+from .scorer import Scored, Scorer
+from .story import diagnose
+from .tokens import keyword_stems
+from .unmatched import unrecognised_lines
+from .verdicts import ContextVerdict
 
 # A whole log has thousands of lines: only message matches this good become hits.
 SCAN_MIN_SCORE = CONFIDENT_THRESHOLD

@@ -12,18 +12,18 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from app.domain.matching.context import QueryContext
-from app.domain.matching.evidence import Level
-from app.domain.matching.index import MatchIndex
-from app.domain.matching.prefilter import ARRAYS_FROM, summed
-from app.domain.matching.rank import (
+from .context import QueryContext
+from .evidence import Level
+from .index import MatchIndex
+from .prefilter import ARRAYS_FROM, summed
+from .rank import (
     CEILING_SLACK,
     CODE_PATH_WEIGHT,
     KEYWORD_SATURATION,
     KEYWORD_WEIGHT,
     LineScore,
 )
-from app.domain.matching.verdicts import AGREE_STEP, MAX_LIFT, ContextVerdict, fields_key
+from .verdicts import AGREE_STEP, MAX_LIFT, ContextVerdict, fields_key
 
 
 def keyword_overlap(index: MatchIndex, ref: int, stems: set[str]) -> tuple[float, list[str]]:

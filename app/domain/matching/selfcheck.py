@@ -6,13 +6,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.domain.matching.index import IndexCache, MatchIndex, build_index
-from app.domain.matching.labelled import LabelledLine
-from app.domain.matching.match import match_text
-from app.domain.matching.results import Match, MatchResult
-from app.domain.references.document import Message, Reference
-from app.domain.references.graph import linked, symptom_causes
-from app.domain.references.problems import Problem
+from ..references.document import Message, Reference
+from ..references.graph import linked, symptom_causes
+from ..references.problems import Problem
+from .index import IndexCache, MatchIndex, build_index
+from .labelled import LabelledLine
+from .match import match_text
+from .results import Match, MatchResult
 
 RULE = "matcher"
 

@@ -26,11 +26,11 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from app.domain.matching.evidence import line_level
-from app.domain.matching.index import MatchIndex
-from app.domain.matching.lines import plural
-from app.domain.matching.ranks import LogRanks, number_ranges
-from app.domain.matching.results import (
+from .evidence import line_level
+from .index import MatchIndex
+from .lines import plural
+from .ranks import LogRanks, number_ranges
+from .results import (
     Consequence,
     Diagnosis,
     LogLine,

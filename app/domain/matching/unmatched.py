@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from app.domain.matching.evidence import line_level
-from app.domain.matching.results import UnrecognisedLine
+from .evidence import line_level
+from .results import UnrecognisedLine
 
 # What makes a line look like a failure to a reader: errors, exceptions, exit codes and
 # signals. Warnings and slowness words are left out (they are rarely what killed a run).

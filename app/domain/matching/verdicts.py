@@ -13,10 +13,10 @@ import sys
 from collections.abc import Mapping, Sequence
 from functools import cached_property
 
-from app.domain.matching.context import GPU, MODEL
-from app.domain.matching.index_views import PerReference
-from app.domain.matching.tokens import STOPWORDS, words
-from app.domain.references.document import Reference
+from ..references.document import Reference
+from .context import GPU, MODEL
+from .index_views import PerReference
+from .tokens import STOPWORDS, words
 
 # A value the user gave is quoted in a reason at most this long.
 REASON_VALUE_CHARS = 40

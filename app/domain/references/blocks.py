@@ -7,10 +7,10 @@ import re
 
 from markdown_it.token import Token
 
-from app.domain.references.fields import Collector
-from app.domain.references.markdown import is_safe_url
-from app.domain.references.sections import Block, Section, list_items
-from app.domain.references.values import Rule, RuleError, parse_rule
+from .fields import Collector
+from .markdown import is_safe_url
+from .sections import Block, Section, list_items
+from .values import Rule, RuleError, parse_rule
 
 
 def code_spans(tokens: list[Token]) -> list[str]:

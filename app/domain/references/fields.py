@@ -9,16 +9,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.domain.calculators import get_calculator
-from app.domain.references.document import (
+from ...errors import CalculatorInputError, UnknownCalculator
+from ..calculators import get_calculator
+from .document import (
     CATEGORIES,
     PHASES,
     REFERENCE_KINDS,
     CalculatorSpec,
     is_slug,
 )
-from app.domain.references.problems import Problem
-from app.errors import CalculatorInputError, UnknownCalculator
+from .problems import Problem
 
 MAX_TITLE_LENGTH = 160
 MAX_SUMMARY_LENGTH = 400

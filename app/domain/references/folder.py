@@ -8,11 +8,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.domain.references.codes import code_name, code_owners
-from app.domain.references.document import Reference, content_hash
-from app.domain.references.graph import link_problems
-from app.domain.references.parser import parse_reference
-from app.domain.references.problems import Problem
+from .codes import code_name, code_owners
+from .document import Reference, content_hash
+from .graph import link_problems
+from .parser import parse_reference
+from .problems import Problem
 
 # A reference is a few pages of text; anything larger is a mistake (or a hostile upload).
 MAX_FILE_BYTES = 256 * 1024

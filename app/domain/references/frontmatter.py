@@ -7,7 +7,7 @@ from typing import Any
 
 import yaml
 
-from app.errors import FrontMatterError
+from ...errors import FrontMatterError
 
 # Front matter is a dozen short keys; anything larger is a mistake or an attack.
 MAX_FRONT_MATTER_BYTES = 16_384

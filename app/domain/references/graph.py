@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from app.domain.references.document import Reference
-from app.domain.references.problems import Problem
+from .document import Reference
+from .problems import Problem
 
 RULE = "symptoms"
 

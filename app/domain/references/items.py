@@ -9,7 +9,8 @@ from typing import Any
 
 from markdown_it.token import Token
 
-from app.domain.references.blocks import (
+from ...urls import reference_id_in_path
+from .blocks import (
     bold_lead,
     check_source_url,
     code_spans,
@@ -17,7 +18,7 @@ from app.domain.references.blocks import (
     parse_rules,
     single_list,
 )
-from app.domain.references.document import (
+from .document import (
     PHASES,
     Candidate,
     Cause,
@@ -26,10 +27,9 @@ from app.domain.references.document import (
     CheckVerdict,
     Source,
 )
-from app.domain.references.fields import Collector
-from app.domain.references.markdown import linked_reference_id, markdown_parser, render_markdown
-from app.domain.references.sections import Block, Section
-from app.urls import reference_id_in_path
+from .fields import Collector
+from .markdown import linked_reference_id, markdown_parser, render_markdown
+from .sections import Block, Section
 
 CANDIDATE_CAUSES = "Candidate causes"
 CHECK_VERDICT = re.compile(r"\b(confirm\w*|rules? out|ruled out)\b", re.IGNORECASE)

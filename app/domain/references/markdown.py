@@ -9,7 +9,7 @@ from typing import Any
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from app.urls import reference_path
+from ...urls import reference_path
 
 # Schemes a reader can follow without running code; everything else is dropped by the parser.
 SAFE_SCHEMES = ("http", "https", "mailto")

@@ -3,11 +3,11 @@ followed by its `Seen in` paragraph."""
 
 from __future__ import annotations
 
-from app.domain.references.blocks import check_source_url, code_spans, find_links, parse_rules
-from app.domain.references.document import MESSAGE_KINDS, Message, MessageKind
-from app.domain.references.fields import Collector
-from app.domain.references.sections import Block, Section
-from app.domain.references.values import Rule, RuleError, Slot, template_slots
+from .blocks import check_source_url, code_spans, find_links, parse_rules
+from .document import MESSAGE_KINDS, Message, MessageKind
+from .fields import Collector
+from .sections import Block, Section
+from .values import Rule, RuleError, Slot, template_slots
 
 SEEN_IN = "Seen in"
 FAILING_WHEN = "Failing when"

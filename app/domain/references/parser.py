@@ -5,29 +5,29 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from app.domain.references.blocks import find_links
-from app.domain.references.document import (
+from ...errors import FrontMatterError
+from ...urls import reference_id_in_path
+from .blocks import find_links
+from .document import (
     Reference,
     content_hash,
 )
-from app.domain.references.fields import Collector, check_front_matter
-from app.domain.references.frontmatter import split_front_matter
-from app.domain.references.items import (
+from .fields import Collector, check_front_matter
+from .frontmatter import split_front_matter
+from .items import (
     CANDIDATE_CAUSES,
     parse_candidates,
     parse_causes,
     parse_checks,
     parse_sources,
 )
-from app.domain.references.markdown import (
+from .markdown import (
     linked_reference_id,
     render_markdown,
 )
-from app.domain.references.messages import parse_messages
-from app.domain.references.problems import Problem
-from app.domain.references.sections import Section, split_sections
-from app.errors import FrontMatterError
-from app.urls import reference_id_in_path
+from .messages import parse_messages
+from .problems import Problem
+from .sections import Section, split_sections
 
 logger = logging.getLogger(__name__)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from app.errors import InvalidInput
+from ...errors import InvalidInput
 
 Severity = Literal["error", "warning"]
 

@@ -9,9 +9,8 @@ import hashlib
 import uuid
 from functools import cache
 from importlib.metadata import version
-from pathlib import Path
 
-import app
+from ...config import PACKAGE_DIR
 
 # Libraries whose version can change what a file parses to.
 PARSING_LIBRARIES = ("markdown-it-py", "PyYAML", "pydantic", "pydantic-core")
@@ -20,7 +19,7 @@ PARSING_LIBRARIES = ("markdown-it-py", "PyYAML", "pydantic", "pydantic-core")
 @cache
 def parser_version() -> str:
     """The digest of the app's Python sources and the parsing libraries' versions."""
-    root = Path(app.__file__).resolve().parent
+    root = PACKAGE_DIR
     digest = hashlib.sha256()
     for library in PARSING_LIBRARIES:
         digest.update(f"{library}=={version(library)}\n".encode())

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from markdown_it.token import Token
 
-from app.domain.references.markdown import markdown_parser
+from .markdown import markdown_parser
 
 
 @dataclass

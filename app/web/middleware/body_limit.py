@@ -5,8 +5,8 @@ from __future__ import annotations
 from starlette.requests import ClientDisconnect, Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.errors import PayloadTooLarge
-from app.web.errors import failure_response
+from ...errors import PayloadTooLarge
+from ..errors import failure_response
 
 
 class BodyLimit:

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from app.domain.catalog import Catalog
-from app.domain.references.document import Reference
-from app.web.middleware.compression import GZIP_MINIMUM_BYTES, accepts_gzip, gzipped
+from ...domain.catalog import Catalog
+from ...domain.references.document import Reference
+from .compression import GZIP_MINIMUM_BYTES, accepts_gzip, gzipped
 
 PATH_PREFIX = "/api/v1/references/"
 READ_METHODS = frozenset({"GET", "HEAD"})

@@ -9,7 +9,7 @@ import logging
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.web.errors import error_response
+from ..errors import error_response
 
 logger = logging.getLogger(__name__)
 MESSAGE = "Something went wrong on our side; it has been logged."

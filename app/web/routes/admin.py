@@ -6,11 +6,11 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
-from app.services import folder_sync
-from app.urls import ADMIN_CONFLICTS
-from app.web.deps import LibraryDep
-from app.web.guards import EditorDep
-from app.web.templating import page
+from ...services import folder_sync
+from ...urls import ADMIN_CONFLICTS
+from ..deps import LibraryDep
+from ..guards import EditorDep
+from ..templating import page
 
 router = APIRouter(include_in_schema=False)
 

@@ -8,12 +8,12 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Depends, Query, Request
 from fastapi.responses import Response
 
-from app.domain.calculators import CALCULATORS, get_calculator
-from app.domain.catalog import ReferenceFilter, get_reference, list_references
-from app.errors import UnsupportedMediaType
-from app.services.analysis import match_message, scan_text
-from app.services.scan_schemas import ScanRequest, ScanResponse
-from app.services.schemas import (
+from ...domain.calculators import CALCULATORS, get_calculator
+from ...domain.catalog import ReferenceFilter, get_reference, list_references
+from ...errors import UnsupportedMediaType
+from ...services.analysis import match_message, scan_text
+from ...services.scan_schemas import ScanRequest, ScanResponse
+from ...services.schemas import (
     CalculatorInfo,
     CalculatorList,
     CalculatorRun,
@@ -22,13 +22,13 @@ from app.services.schemas import (
     ReferenceDetail,
     ReferenceList,
 )
-from app.urls import API_REFERENCE, API_REFERENCES, API_V1
-from app.web.bodies import SafeBodyRoute, media_type
-from app.web.deps import CatalogDep, LibraryDep, catalog_of
-from app.web.middleware.fast_reads import reference_response
-from app.web.ratelimit import RateLimited
-from app.web.routes.openapi import errors
-from app.web.templating import page_path
+from ...urls import API_REFERENCE, API_REFERENCES, API_V1
+from ..bodies import SafeBodyRoute, media_type
+from ..deps import CatalogDep, LibraryDep, catalog_of
+from ..middleware.fast_reads import reference_response
+from ..ratelimit import RateLimited
+from ..templating import page_path
+from .openapi import errors
 
 
 def require_json(request: Request) -> None:

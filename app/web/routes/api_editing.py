@@ -7,22 +7,22 @@ from fastapi.responses import Response
 from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
-from app.errors import (
+from ...errors import (
     InvalidInput,
     PreconditionFailed,
     PreconditionRequired,
     StaleBase,
     UnsupportedMediaType,
 )
-from app.services.editing import Edit, editable_file, save_as_editor
-from app.services.library import Library
-from app.urls import API_REFERENCE, API_V1
-from app.web.bodies import SafeBodyRoute, media_type
-from app.web.deps import LibraryDep
-from app.web.guards import EditorDep
-from app.web.middleware.fast_reads import entity_tag
-from app.web.routes.api import reference_url
-from app.web.routes.openapi import errors
+from ...services.editing import Edit, editable_file, save_as_editor
+from ...services.library import Library
+from ...urls import API_REFERENCE, API_V1
+from ..bodies import SafeBodyRoute, media_type
+from ..deps import LibraryDep
+from ..guards import EditorDep
+from ..middleware.fast_reads import entity_tag
+from .api import reference_url
+from .openapi import errors
 
 MARKDOWN_TYPES = frozenset({"text/markdown", "text/x-markdown", "text/plain"})
 MAX_CHANGE_MESSAGE_CHARS = 500

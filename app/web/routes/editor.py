@@ -8,15 +8,15 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from app.domain.references.frontmatter import split_front_matter
-from app.domain.references.problems import InvalidReference, Problem
-from app.errors import AuthError, FailrefError, FrontMatterError, InvalidInput, StaleBase
-from app.services import conflicts, editing, editors, preview, readers
-from app.services.library import Library
-from app.urls import REFERENCE_EDIT, REFERENCE_HISTORY, REFERENCE_RESTORE
-from app.web.bodies import SafeBodyRoute
-from app.web.deps import LibraryDep
-from app.web.guards import (
+from ...domain.references.frontmatter import split_front_matter
+from ...domain.references.problems import InvalidReference, Problem
+from ...errors import AuthError, FailrefError, FrontMatterError, InvalidInput, StaleBase
+from ...services import conflicts, editing, editors, preview, readers
+from ...services.library import Library
+from ...urls import REFERENCE_EDIT, REFERENCE_HISTORY, REFERENCE_RESTORE
+from ..bodies import SafeBodyRoute
+from ..deps import LibraryDep
+from ..guards import (
     SESSION_COOKIE,
     Editor,
     EditorDep,
@@ -24,8 +24,8 @@ from app.web.guards import (
     check_csrf,
     same_origin,
 )
-from app.web.ratelimit import SignInLimited
-from app.web.templating import page, page_path
+from ..ratelimit import SignInLimited
+from ..templating import page, page_path
 
 router = APIRouter(include_in_schema=False, route_class=SafeBodyRoute)
 # No length cap here: the body limit bounds the form, and a file over MAX_FILE_BYTES gets 413.

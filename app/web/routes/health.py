@@ -5,10 +5,10 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
-from app.errors import Unavailable
-from app.services.schemas import ErrorBody, Health
-from app.web.deps import LibraryDep
-from app.web.templating import templates
+from ...errors import Unavailable
+from ...services.schemas import ErrorBody, Health
+from ..deps import LibraryDep
+from ..templating import templates
 
 router = APIRouter(tags=["health"])
 docs_router = APIRouter(include_in_schema=False)

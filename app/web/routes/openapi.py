@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.services.schemas import ErrorBody
+from ...services.schemas import ErrorBody
 
 MEANINGS = {
     400: "The body is not valid UTF-8.",

@@ -7,8 +7,8 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Depends, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from app.domain.calculators import CALCULATORS, get_calculator
-from app.domain.catalog import (
+from ...domain.calculators import CALCULATORS, get_calculator
+from ...domain.catalog import (
     Catalog,
     ReferenceFilter,
     facets,
@@ -19,30 +19,30 @@ from app.domain.catalog import (
     related_references,
     resolve_alias,
 )
-from app.domain.matching.rank import CONFIDENT_THRESHOLD
-from app.domain.matching.results import CandidateMatch
-from app.domain.references.document import PHASES
-from app.errors import InvalidInput, LogTooLarge, NotFound
-from app.services.analysis import Outcome, analyse_paste
-from app.services.library import Library
-from app.services.readers import (
+from ...domain.matching.rank import CONFIDENT_THRESHOLD
+from ...domain.matching.results import CandidateMatch
+from ...domain.references.document import PHASES
+from ...errors import InvalidInput, LogTooLarge, NotFound
+from ...services.analysis import Outcome, analyse_paste
+from ...services.library import Library
+from ...services.readers import (
     feedback_counts,
     outcome_counts,
     record_feedback,
     record_outcome,
 )
-from app.services.schemas import confidence_note
-from app.urls import REFERENCE_FEEDBACK, REFERENCE_OUTCOME, REFERENCE_PAGE
-from app.web.bodies import SafeBodyRoute
-from app.web.deps import CatalogDep, LibraryDep
-from app.web.guards import OptionalEditor, Writable, remember_signed_in, same_origin
-from app.web.ratelimit import RateLimited, spend_budget
-from app.web.templating import page, page_path
-from app.web.views.calculator_panel import CalculatorPanel, build_panel, preset_inputs
-from app.web.views.check_marks import carried_state, check_board, symptom_boards
-from app.web.views.log_view import linked_lines, log_view
-from app.web.views.paste import CONTEXT_LABELS, EXAMPLES, PasteForm, PasteLimits
-from app.web.views.prefill import prefilled_calculator
+from ...services.schemas import confidence_note
+from ...urls import REFERENCE_FEEDBACK, REFERENCE_OUTCOME, REFERENCE_PAGE
+from ..bodies import SafeBodyRoute
+from ..deps import CatalogDep, LibraryDep
+from ..guards import OptionalEditor, Writable, remember_signed_in, same_origin
+from ..ratelimit import RateLimited, spend_budget
+from ..templating import page, page_path
+from ..views.calculator_panel import CalculatorPanel, build_panel, preset_inputs
+from ..views.check_marks import carried_state, check_board, symptom_boards
+from ..views.log_view import linked_lines, log_view
+from ..views.paste import CONTEXT_LABELS, EXAMPLES, PasteForm, PasteLimits
+from ..views.prefill import prefilled_calculator
 
 router = APIRouter(
     include_in_schema=False,

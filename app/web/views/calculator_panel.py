@@ -10,9 +10,9 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from app.domain.calculators import Calculator, InputSpec, OutputSpec, OutputValue
-from app.domain.calculators.coerce import coerce_input, format_bound
-from app.errors import CalculatorInputError
+from ...domain.calculators import Calculator, InputSpec, OutputSpec, OutputValue
+from ...domain.calculators.coerce import coerce_input, format_bound
+from ...errors import CalculatorInputError
 
 # Significant digits shown for an output; the API keeps all of them.
 SIGNIFICANT_DIGITS = 4

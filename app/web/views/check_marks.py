@@ -8,16 +8,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from app.domain.matching.next_steps import cause_titles
-from app.domain.matching.rerank import (
+from ...domain.matching.next_steps import cause_titles
+from ...domain.matching.rerank import (
     RankedCause,
     check_field,
     check_options,
     read_marks,
     rerank,
 )
-from app.domain.matching.results import CandidateMatch
-from app.domain.references.document import CheckOutcome, Reference
+from ...domain.matching.results import CandidateMatch
+from ...domain.references.document import CheckOutcome, Reference
 
 # The query parameter that says which symptom of a result the marks are for.
 MARKED_REFERENCE_PARAM = "r"

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from app.domain.matching.lines import split_lines
-from app.domain.matching.results import ScanResult
+from ...domain.matching.lines import split_lines
+from ...domain.matching.results import ScanResult
 
 # Logs up to this many lines are shown whole.
 WHOLE_LOG_LINES = 2_000

@@ -8,10 +8,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from app.config import Settings
-from app.domain.matching.context import FIELD_CHARS, MAX_GPUS, NOTES_CHARS, RunContext
-from app.domain.redact import SECRET, redact
-from app.errors import InvalidInput
+from ...config import Settings
+from ...domain.matching.context import FIELD_CHARS, MAX_GPUS, NOTES_CHARS, RunContext
+from ...domain.redact import SECRET, redact
+from ...errors import InvalidInput
 
 # A shareable `/?q=` URL stays short enough for chat messages and server logs.
 SHARE_MAX_CHARS = 500

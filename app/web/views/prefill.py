@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from app.domain.calculators import get_calculator
-from app.domain.catalog import Catalog
-from app.domain.matching.results import CandidateMatch
-from app.services.analysis import Outcome
-from app.web.views.calculator_panel import CalculatorPanel, build_panel, preset_inputs
+from ...domain.calculators import get_calculator
+from ...domain.catalog import Catalog
+from ...domain.matching.results import CandidateMatch
+from ...services.analysis import Outcome
+from .calculator_panel import CalculatorPanel, build_panel, preset_inputs
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,7 @@ from calculator_checks import assert_outputs_close, assert_refused, outputs_of
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.domain.calculators import get_calculator
+from failref.domain.calculators import get_calculator
 
 CALC = get_calculator("attention-memory")
 

@@ -7,8 +7,8 @@ from calculator_checks import assert_outputs_close, assert_refused, outputs_of
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.domain.calculators import get_calculator
-from app.domain.calculators.checkpoint_stall import blocking_seconds
+from failref.domain.calculators import get_calculator
+from failref.domain.calculators.checkpoint_stall import blocking_seconds
 
 CALC = get_calculator("checkpoint-stall")
 

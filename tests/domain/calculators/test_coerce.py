@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from app.domain.calculators import InputSpec
-from app.domain.calculators.coerce import MAX_TEXT_CHARS, coerce_input, format_bound
-from app.errors import CalculatorInputError
+from failref.domain.calculators import InputSpec
+from failref.domain.calculators.coerce import MAX_TEXT_CHARS, coerce_input, format_bound
+from failref.errors import CalculatorInputError
 
 NUMBER = InputSpec("size_gb", "Size", "GB", "number", 1.0, 0.0, 1e6, exclusive_minimum=True)
 INTEGER = InputSpec("workers", "Workers", "", "integer", 8, 2, 1_000_000)

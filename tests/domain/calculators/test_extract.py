@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from paths import DATA, REFERENCES
 
-from app.domain.calculators import CALCULATORS, Calculator, InputSpec, get_calculator
-from app.domain.calculators.extract import ExtractionRule, Found
+from failref.domain.calculators import CALCULATORS, Calculator, InputSpec, get_calculator
+from failref.domain.calculators.extract import ExtractionRule, Found
 
 RULES = [
     pytest.param(calculator, rule, id=f"{calculator.name}.{rule.input}")

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.domain.calculators import CALCULATORS, Calculator, InputSpec, get_calculator
-from app.errors import CalculatorInputError, UnknownCalculator
+from failref.domain.calculators import CALCULATORS, Calculator, InputSpec, get_calculator
+from failref.errors import CalculatorInputError, UnknownCalculator
 
 NAMES = [
     "allreduce-slow-link",

@@ -9,8 +9,8 @@ from calculator_checks import assert_outputs_close, assert_refused, outputs_of
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.domain.calculators import get_calculator
-from app.domain.calculators.speculative_speedup import (
+from failref.domain.calculators import get_calculator
+from failref.domain.calculators.speculative_speedup import (
     break_even_alpha,
     expected_tokens,
     speedup,

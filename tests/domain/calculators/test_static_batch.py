@@ -7,8 +7,8 @@ from calculator_checks import assert_outputs_close, assert_refused, outputs_of
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.domain.calculators import get_calculator
-from app.domain.calculators.static_batch import nearest_rank
+from failref.domain.calculators import get_calculator
+from failref.domain.calculators.static_batch import nearest_rank
 
 CALC = get_calculator("static-batch-latency")
 

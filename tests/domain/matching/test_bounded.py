@@ -15,14 +15,19 @@ from labelled_queries import CONTEXTS, KEYS, LINES
 from paths import REFERENCES
 from rapidfuzz import fuzz
 
-from app.domain.matching import bounded, rank
-from app.domain.matching import scorer as scoring
-from app.domain.matching.context import QueryContext, RunContext
-from app.domain.matching.index import MatchIndex, build_index
-from app.domain.matching.match import match_text
-from app.domain.matching.prefilter import held_postings, query_mass, shared_arrays, shared_masses
-from app.domain.matching.tokens import informative, keyword_stems, set_chars
-from app.domain.references.folder import read_folder
+from failref.domain.matching import bounded, rank
+from failref.domain.matching import scorer as scoring
+from failref.domain.matching.context import QueryContext, RunContext
+from failref.domain.matching.index import MatchIndex, build_index
+from failref.domain.matching.match import match_text
+from failref.domain.matching.prefilter import (
+    held_postings,
+    query_mass,
+    shared_arrays,
+    shared_masses,
+)
+from failref.domain.matching.tokens import informative, keyword_stems, set_chars
+from failref.domain.references.folder import read_folder
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from paths import DATA
 
-from app.domain.matching.bulk import (
+from failref.domain.matching.bulk import (
     ANY_DIGIT,
     MASK_PASSES,
     PREFIX_STARTS,
@@ -23,8 +23,13 @@ from app.domain.matching.bulk import (
     spaces_tidied,
     within_lines,
 )
-from app.domain.matching.labelled import read_labelled
-from app.domain.matching.normalize import MAX_LINE_CHARS, PREFIX_RES, normalize_line, strip_prefixes
+from failref.domain.matching.labelled import read_labelled
+from failref.domain.matching.normalize import (
+    MAX_LINE_CHARS,
+    PREFIX_RES,
+    normalize_line,
+    strip_prefixes,
+)
 
 # Characters the rules turn on: digits (ASCII and not), brackets, separators, placeholders'
 # angle brackets, white space of every kind, escapes, controls and the letters of levels.

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from paths import LABELLED
 
-from app.domain.matching.context import GPU_COUNT_RES, infer_context
-from app.domain.matching.labelled import read_labelled
+from failref.domain.matching.context import GPU_COUNT_RES, infer_context
+from failref.domain.matching.labelled import read_labelled
 
 
 @pytest.mark.parametrize(

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from paths import LABELLED, REFERENCES
 
-from app.domain.matching.context import FRAMEWORK_PATTERNS, GPU, MODEL, PHASE_PATTERNS
-from app.domain.matching.either_case import EitherCase, lowered_ascii
-from app.domain.matching.labelled import read_labelled
-from app.domain.references.folder import read_folder
+from failref.domain.matching.context import FRAMEWORK_PATTERNS, GPU, MODEL, PHASE_PATTERNS
+from failref.domain.matching.either_case import EitherCase, lowered_ascii
+from failref.domain.matching.labelled import read_labelled
+from failref.domain.references.folder import read_folder
 
 PATTERNS = [
     *(pytest.param(pattern, id=f"framework-{name}") for name, pattern in FRAMEWORK_PATTERNS),

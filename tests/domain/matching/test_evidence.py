@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from paths import DATA, REFERENCES
 
-from app.domain.matching.evidence import (
+from failref.domain.matching.evidence import (
     LEVEL_HEAD_CHARS,
     LEVEL_PATTERNS,
     Level,
@@ -16,8 +16,8 @@ from app.domain.matching.evidence import (
     path_fragments,
     quieter,
 )
-from app.domain.matching.labelled import read_labelled
-from app.domain.references.folder import read_folder
+from failref.domain.matching.labelled import read_labelled
+from failref.domain.references.folder import read_folder
 
 # What the level patterns turn on: marks, digits, placeholders, brackets, rank labels.
 LEVEL_PIECES = st.sampled_from(

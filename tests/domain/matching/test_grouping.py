@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from paths import DATA
 
-from app.domain.matching.grouping import digit_buckets, group_log_lines
-from app.domain.matching.normalize import MAX_LINE_CHARS, normalize_line
+from failref.domain.matching.grouping import digit_buckets, group_log_lines
+from failref.domain.matching.normalize import MAX_LINE_CHARS, normalize_line
 
 DIGITS_RE = re.compile(r"\d+")
 LINE = st.lists(

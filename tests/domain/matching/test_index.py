@@ -12,13 +12,13 @@ from dataclasses import fields
 import pytest
 from paths import REFERENCES
 
-from app.domain.matching import index as index_module
-from app.domain.matching.index import IndexCache, MatchIndex, build_index, warm
-from app.domain.matching.match import match_text
-from app.domain.matching.scan import scan_log
-from app.domain.references import values
-from app.domain.references.document import Message, Reference
-from app.domain.references.folder import read_folder
+from failref.domain.matching import index as index_module
+from failref.domain.matching.index import IndexCache, MatchIndex, build_index, warm
+from failref.domain.matching.match import match_text
+from failref.domain.matching.scan import scan_log
+from failref.domain.references import values
+from failref.domain.references.document import Message, Reference
+from failref.domain.references.folder import read_folder
 
 STEPS = 12
 

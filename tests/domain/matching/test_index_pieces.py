@@ -10,12 +10,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from paths import DATA, REFERENCES
 
-from app.domain.matching.bulk import normalize_lines
-from app.domain.matching.index_pieces import comparison_key, pieces_of, template_keys
-from app.domain.matching.labelled import read_labelled
-from app.domain.matching.tokens import keyword_stems, token_stems, tokens
-from app.domain.references.document import Reference
-from app.domain.references.folder import read_folder
+from failref.domain.matching.bulk import normalize_lines
+from failref.domain.matching.index_pieces import comparison_key, pieces_of, template_keys
+from failref.domain.matching.labelled import read_labelled
+from failref.domain.matching.tokens import keyword_stems, token_stems, tokens
+from failref.domain.references.document import Reference
+from failref.domain.references.folder import read_folder
 
 # Placeholders standard and not, glued to words and each other, and what lower() folds.
 KEY_PIECES = st.sampled_from(

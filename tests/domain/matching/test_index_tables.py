@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from paths import REFERENCES
 
-from app.domain.matching.index_pieces import pieces_of
-from app.domain.matching.index_tables import ReferencePieces, Tables
-from app.domain.references.document import Reference
-from app.domain.references.folder import read_folder
+from failref.domain.matching.index_pieces import pieces_of
+from failref.domain.matching.index_tables import ReferencePieces, Tables
+from failref.domain.references.document import Reference
+from failref.domain.references.folder import read_folder
 
 
 @pytest.fixture(scope="module")

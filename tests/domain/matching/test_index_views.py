@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from app.domain.matching.index_tables import ReferencePieces
-from app.domain.matching.index_views import (
+from failref.domain.matching.index_tables import ReferencePieces
+from failref.domain.matching.index_views import (
     Computed,
     InverseFrequency,
     LineChars,

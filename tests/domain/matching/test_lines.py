@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from app.domain.matching.labelled import read_labelled
-from app.domain.matching.lines import TELLING_RE, TELLING_WORDS, needle_of, telling
+from failref.domain.matching.labelled import read_labelled
+from failref.domain.matching.lines import TELLING_RE, TELLING_WORDS, needle_of, telling
 
 LABELLED = Path(__file__).resolve().parents[2] / "data" / "labelled"
 

@@ -11,12 +11,12 @@ import re
 import pytest
 from paths import DIAGNOSIS
 
-from app.domain.matching.context import RunContext
-from app.domain.matching.index import MatchIndex, build_index
-from app.domain.matching.match import match_text
-from app.domain.matching.results import Match
-from app.domain.matching.scan import scan_log
-from app.domain.references.folder import read_folder
+from failref.domain.matching.context import RunContext
+from failref.domain.matching.index import MatchIndex, build_index
+from failref.domain.matching.match import match_text
+from failref.domain.matching.results import Match
+from failref.domain.matching.scan import scan_log
+from failref.domain.references.folder import read_folder
 
 WATCHDOG = (
     "[rank3]:[E112 15:47:18.7 ProcessGroupNCCL.cpp:629] [Rank 3] Watchdog caught collective "

@@ -10,16 +10,16 @@ from paths import DIAGNOSIS
 from pydantic import ValidationError
 from reference_helpers import made_reference
 
-from app.domain.matching.next_steps import (
+from failref.domain.matching.next_steps import (
     CardChecks,
     check_hint,
     naming_checks,
     separating_check,
     telling_order,
 )
-from app.domain.matching.results import CandidateMatch
-from app.domain.references.document import Cause, Check, Reference
-from app.domain.references.folder import read_folder
+from failref.domain.matching.results import CandidateMatch
+from failref.domain.references.document import Cause, Check, Reference
+from failref.domain.references.folder import read_folder
 
 
 @pytest.fixture(scope="module")

@@ -9,8 +9,8 @@ from deadlines import cpu_deadline
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.domain.matching import normalize
-from app.domain.matching.normalize import MAX_LINE_CHARS, normalize_line, normalize_template
+from failref.domain.matching import normalize
+from failref.domain.matching.normalize import MAX_LINE_CHARS, normalize_line, normalize_template
 
 Rule = Callable[[str], str]
 

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 from paths import LABELLED, REFERENCES
 
-from app.domain.matching import rank
-from app.domain.matching.index import MatchIndex, build_index, comparison_key
-from app.domain.matching.labelled import read_labelled
-from app.domain.matching.normalize import normalize_line
-from app.domain.matching.prefilter import (
+from failref.domain.matching import rank
+from failref.domain.matching.index import MatchIndex, build_index, comparison_key
+from failref.domain.matching.labelled import read_labelled
+from failref.domain.matching.normalize import normalize_line
+from failref.domain.matching.prefilter import (
     add_to_each,
     by_coverage,
     coverage,
@@ -25,8 +25,8 @@ from app.domain.matching.prefilter import (
     walk,
     weighted_counts,
 )
-from app.domain.matching.tokens import informative
-from app.domain.references.folder import read_folder
+from failref.domain.matching.tokens import informative
+from failref.domain.references.folder import read_folder
 
 KEYS = [comparison_key(normalize_line(line.text)) for line in read_labelled(LABELLED)]
 BUDGET = 8

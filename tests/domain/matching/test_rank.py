@@ -11,14 +11,14 @@ import yaml
 from paths import DATA
 from searches import count_searches
 
-from app.domain.matching import rank, results, scan
-from app.domain.matching.context import RunContext
-from app.domain.matching.index import MatchIndex, build_index
-from app.domain.matching.match import match_text
-from app.domain.matching.rank import CONFIDENT_THRESHOLD
-from app.domain.matching.scan import scan_log
-from app.domain.references.document import Reference
-from app.errors import LogTooLarge
+from failref.domain.matching import rank, results, scan
+from failref.domain.matching.context import RunContext
+from failref.domain.matching.index import MatchIndex, build_index
+from failref.domain.matching.match import match_text
+from failref.domain.matching.rank import CONFIDENT_THRESHOLD
+from failref.domain.matching.scan import scan_log
+from failref.domain.references.document import Reference
+from failref.errors import LogTooLarge
 
 CASES = yaml.safe_load((DATA / "matcher_cases.yaml").read_text("utf-8"))
 

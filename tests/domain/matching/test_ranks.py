@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.domain.matching.ranks import (
+from failref.domain.matching.ranks import (
     HEAD_CHARS,
     attribute,
     log_ranks,

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from app.domain.matching.rerank import RankedCause, check_options, read_marks, rerank
-from app.domain.references.document import Check, CheckOutcome, CheckVerdict
-from app.errors import InvalidInput
+from failref.domain.matching.rerank import RankedCause, check_options, read_marks, rerank
+from failref.domain.references.document import Check, CheckOutcome, CheckVerdict
+from failref.errors import InvalidInput
 
 
 def outcome(verdict: CheckVerdict, *causes: int) -> CheckOutcome:

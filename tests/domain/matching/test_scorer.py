@@ -8,13 +8,13 @@ import pytest
 from labelled_queries import CONTEXTS, KEYS
 from paths import REFERENCES
 
-from app.domain.matching import rank
-from app.domain.matching import scorer as scoring
-from app.domain.matching.context import QueryContext, RunContext
-from app.domain.matching.index import MatchIndex, build_index
-from app.domain.matching.tokens import informative, keyword_stems
-from app.domain.matching.verdicts import context_adjustment
-from app.domain.references.folder import read_folder
+from failref.domain.matching import rank
+from failref.domain.matching import scorer as scoring
+from failref.domain.matching.context import QueryContext, RunContext
+from failref.domain.matching.index import MatchIndex, build_index
+from failref.domain.matching.tokens import informative, keyword_stems
+from failref.domain.matching.verdicts import context_adjustment
+from failref.domain.references.folder import read_folder
 
 
 @pytest.fixture(scope="module")

@@ -6,10 +6,10 @@ from pathlib import Path
 
 from paths import GOOD
 
-from app.domain.matching.index import IndexCache, build_index
-from app.domain.matching.labelled import LabelledLine, read_labelled
-from app.domain.matching.selfcheck import index_with_edit, judge_lines, message_problems
-from app.domain.references.folder import read_folder
+from failref.domain.matching.index import IndexCache, build_index
+from failref.domain.matching.labelled import LabelledLine, read_labelled
+from failref.domain.matching.selfcheck import index_with_edit, judge_lines, message_problems
+from failref.domain.references.folder import read_folder
 
 FIXTURES = GOOD
 

@@ -9,12 +9,12 @@ import dataclasses
 import pytest
 from paths import DIAGNOSIS
 
-from app.domain.matching.index import MatchIndex, build_index
-from app.domain.matching.ranks import log_ranks, read_labels
-from app.domain.matching.results import ScanHit
-from app.domain.matching.scan import scan_log
-from app.domain.matching.story import diagnose
-from app.domain.references.folder import read_folder
+from failref.domain.matching.index import MatchIndex, build_index
+from failref.domain.matching.ranks import log_ranks, read_labels
+from failref.domain.matching.results import ScanHit
+from failref.domain.matching.scan import scan_log
+from failref.domain.matching.story import diagnose
+from failref.domain.references.folder import read_folder
 
 SLOW_LINK = "node1:100:200 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>"
 NO_CACHE = (

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rapidfuzz import fuzz
 
-from app.domain.matching.tokens import TOKEN_RE, set_chars, tokens
+from failref.domain.matching.tokens import TOKEN_RE, set_chars, tokens
 
 # ASCII of every kind (controls, separators, placeholder brackets) and what lower() folds.
 TOKEN_TEXT = st.lists(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.domain.matching.unmatched import (
+from failref.domain.matching.unmatched import (
     MAX_UNRECOGNISED,
     looks_like_an_error,
     unrecognised_lines,

@@ -8,14 +8,14 @@ import pytest
 from paths import REFERENCES
 from reference_helpers import made_reference
 
-from app.domain.matching.verdicts import (
+from failref.domain.matching.verdicts import (
     ContextTerms,
     ContextVerdicts,
     context_adjustment,
     fields_key,
 )
-from app.domain.references.document import Reference
-from app.domain.references.folder import read_folder
+from failref.domain.references.document import Reference
+from failref.domain.references.folder import read_folder
 
 
 @pytest.fixture(scope="module")

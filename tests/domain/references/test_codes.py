@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from paths import REFERENCES
 
-from app.domain.references.codes import code_name, code_owners, codes_of, typed_code
-from app.domain.references.document import Reference
-from app.domain.references.folder import check_across_files
-from app.domain.references.parser import parse_reference
+from failref.domain.references.codes import code_name, code_owners, codes_of, typed_code
+from failref.domain.references.document import Reference
+from failref.domain.references.folder import check_across_files
+from failref.domain.references.parser import parse_reference
 
 
 def shipped(reference_id: str) -> Reference:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from paths import FIXTURES
 
-from app.domain.references.document import Reference
-from app.domain.references.folder import FolderContents, ParsedFiles, read_folder
+from failref.domain.references.document import Reference
+from failref.domain.references.folder import FolderContents, ParsedFiles, read_folder
 
 
 def copied(tmp_path: Path, *names: str) -> Path:

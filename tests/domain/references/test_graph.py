@@ -7,8 +7,8 @@ from pathlib import Path
 
 from paths import DIAGNOSIS
 
-from app.domain.references.folder import read_folder
-from app.domain.references.graph import linked, symptom_causes
+from failref.domain.references.folder import read_folder
+from failref.domain.references.graph import linked, symptom_causes
 
 
 def folder_with(tmp_path: Path, edits: dict[str, tuple[str, str]]) -> Path:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.domain.references.markdown import render_markdown
+from failref.domain.references.markdown import render_markdown
 
 CORNER_TABLE = "| | static | continuous |\n|---|---|---|\n| p50 | 5,000 ms | 200 ms |\n"
 

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from app.domain.references.merge import (
+from failref.domain.references.merge import (
     SPLIT_MARKER,
     THEIRS_MARKER,
     YOURS_MARKER,

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from paths import FIXTURES
 
-from app.domain.references.folder import read_folder
-from app.domain.references.parser import parse_reference
+from failref.domain.references.folder import read_folder
+from failref.domain.references.parser import parse_reference
 
 
 def problems_of(name: str) -> list[str]:

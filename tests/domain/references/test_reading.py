@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
-import app.domain.references.reading as reading
+import failref.domain.references.reading as reading
 
 
 def test_the_parser_version_changes_with_a_parsing_library(
@@ -33,5 +32,5 @@ def test_without_sources_no_two_processes_share_a_parser_version(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     (tmp_path / "__init__.pyc").write_bytes(b"")
-    monkeypatch.setattr(reading, "app", SimpleNamespace(__file__=str(tmp_path / "__init__.pyc")))
+    monkeypatch.setattr(reading, "PACKAGE_DIR", tmp_path)
     assert reading.parser_version.__wrapped__() != reading.parser_version.__wrapped__()

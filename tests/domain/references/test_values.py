@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from paths import LABELLED, REFERENCES
 
-from app.domain.matching.labelled import read_labelled
-from app.domain.references import values
-from app.domain.references.folder import read_folder
-from app.domain.references.values import (
+from failref.domain.matching.labelled import read_labelled
+from failref.domain.references import values
+from failref.domain.references.folder import read_folder
+from failref.domain.references.values import (
     RuleError,
     Slot,
     Value,

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
-from app.config import Settings
-from app.web.factory import create_app
+from failref.config import Settings
+from failref.web.factory import create_app
 
 LIMIT = 1024
 

@@ -10,10 +10,10 @@ import json
 from fastapi.testclient import TestClient
 from starlette.requests import Request
 
-from app.config import Settings
-from app.urls import MCP_PATH
-from app.web.middleware.compression import GZIP_MINIMUM_BYTES, gzipped
-from app.web.routes.api import api_get_reference
+from failref.config import Settings
+from failref.urls import MCP_PATH
+from failref.web.middleware.compression import GZIP_MINIMUM_BYTES, gzipped
+from failref.web.routes.api import api_get_reference
 
 GZIP = {"accept-encoding": "gzip"}
 IDENTITY = {"accept-encoding": "identity"}

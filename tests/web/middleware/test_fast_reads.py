@@ -7,9 +7,9 @@ import asyncio
 from fastapi.testclient import TestClient
 from starlette.requests import Request
 
-from app.config import Settings
-from app.web.factory import create_app
-from app.web.routes.api import api_get_reference
+from failref.config import Settings
+from failref.web.factory import create_app
+from failref.web.routes.api import api_get_reference
 
 
 def route_reply(

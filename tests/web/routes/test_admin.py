@@ -10,8 +10,8 @@ from editing_helpers import library_of, new_editor, sign_in
 from fastapi.testclient import TestClient
 from store_helpers import edit_file, edit_in_database, in_database_mode
 
-from app.config import Settings
-from app.web.factory import create_app
+from failref.config import Settings
+from failref.web.factory import create_app
 
 
 @pytest.fixture

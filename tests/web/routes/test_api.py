@@ -9,9 +9,9 @@ import pytest
 from fastapi.testclient import TestClient
 from openapi_spec_validator import validate
 
-from app.config import Settings
-from app.domain.calculators import CALCULATORS
-from app.web.factory import create_app
+from failref.config import Settings
+from failref.domain.calculators import CALCULATORS
+from failref.web.factory import create_app
 
 SUMMARY_KEYS = {
     "id",

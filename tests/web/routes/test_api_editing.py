@@ -9,7 +9,7 @@ from editing_helpers import library_of, new_editor
 from fastapi.testclient import TestClient
 from sqlmodel import Session, func, select
 
-from app.store.models import DraftRow, RevisionRow
+from failref.store.models import DraftRow, RevisionRow
 
 
 def put(client: TestClient, text: str, token: str | None, **headers: str):  # type: ignore[no-untyped-def]

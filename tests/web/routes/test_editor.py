@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 from paths import REFERENCES
 from sqlmodel import Session, func, select
 
-from app.store.models import GapRow, RevisionRow
+from failref.store.models import GapRow, RevisionRow
 
 
 def revision_count(client: TestClient) -> int:
@@ -368,8 +368,8 @@ def test_logout_ends_the_session_on_the_server(client: TestClient) -> None:
 
 
 def test_read_only_mirror_refuses_editing(settings: object, tmp_path: Path) -> None:
-    from app.config import Settings
-    from app.web.factory import create_app
+    from failref.config import Settings
+    from failref.web.factory import create_app
 
     assert isinstance(settings, Settings)
     read_only = settings.model_copy(update={"read_only": True})

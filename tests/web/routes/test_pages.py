@@ -14,12 +14,12 @@ import pytest
 from fastapi.testclient import TestClient
 from httpx import Response
 
-from app.config import DEFAULT_MAX_LOG_LINES, PROJECT_ROOT, Settings
-from app.domain.calculators import CALCULATORS, get_calculator
-from app.services.analysis import LOG_LINE_THRESHOLD
-from app.web.factory import create_app
-from app.web.views.calculator_panel import format_number
-from app.web.views.paste import EXAMPLES
+from failref.config import DEFAULT_MAX_LOG_LINES, PROJECT_ROOT, Settings
+from failref.domain.calculators import CALCULATORS, get_calculator
+from failref.services.analysis import LOG_LINE_THRESHOLD
+from failref.web.factory import create_app
+from failref.web.views.calculator_panel import format_number
+from failref.web.views.paste import EXAMPLES
 
 WATCHDOG = (
     "[rank0]:[E ProcessGroupNCCL.cpp:629] [Rank 0] Watchdog caught collective operation timeout: "

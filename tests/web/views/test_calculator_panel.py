@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.domain.calculators import get_calculator
-from app.web.views.calculator_panel import (
+from failref.domain.calculators import get_calculator
+from failref.web.views.calculator_panel import (
     NO_VALUE,
     build_panel,
     format_number,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from fastapi.testclient import TestClient
 from web.routes.test_pages import Document, Element, context_of, parse
 
-from app.web.views.check_marks import CandidateBoard, CarriedState, CheckBoard
+from failref.web.views.check_marks import CandidateBoard, CarriedState, CheckBoard
 
 # fx-timeout's checks: 1 rules out or confirms candidate 2; 2 confirms 1 and rules out 3;
 # 3 confirms 3.

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.web.views.log_view import AROUND_LINES, MAX_SHOWN_LINES, WHOLE_LOG_LINES, log_view
+from failref.web.views.log_view import AROUND_LINES, MAX_SHOWN_LINES, WHOLE_LOG_LINES, log_view
 
 
 def numbered_log(lines: int) -> str:

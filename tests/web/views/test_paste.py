@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from app.domain.matching.highlight import Highlight, highlight
-from app.domain.matching.results import Match
-from app.errors import InvalidInput
-from app.web.views.paste import SHARE_MAX_CHARS, PasteForm
+from failref.domain.matching.highlight import Highlight, highlight
+from failref.domain.matching.results import Match
+from failref.errors import InvalidInput
+from failref.web.views.paste import SHARE_MAX_CHARS, PasteForm
 
 
 def match_at(span: tuple[int, int] | None) -> Match:

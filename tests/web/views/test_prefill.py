@@ -6,7 +6,7 @@ from __future__ import annotations
 from fastapi.testclient import TestClient
 from web.routes.test_pages import context_of, shipped_client
 
-from app.web.views.prefill import PrefilledCalculator
+from failref.web.views.prefill import PrefilledCalculator
 
 __all__ = ["shipped_client"]  # the fixture, used by name below
 
