@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import gc
+import itertools
 import logging
 import threading
 
@@ -27,6 +28,10 @@ logger = logging.getLogger(__name__)
 # A refresh collects only what it made; every this many, a whole collection also frees any
 # cycle left among the frozen objects of the catalogs it replaced (see `settle_heap`).
 WHOLE_COLLECTION_EVERY = 64
+# Loads settled in this process, by any library: what `gc.freeze` froze is the process's,
+# so a second library (a test's, a command's) pays a whole collection on the same cadence
+# rather than one on its first load.
+_SETTLES = itertools.count()
 
 
 class Library:
@@ -45,7 +50,6 @@ class Library:
         self.parsed_files = ParsedFiles()
         self.parsed_rows = ParsedRows()
         self.index_cache = IndexCache()
-        self._settles = 0
         self.warmer = Warmer()
 
     @property
@@ -99,8 +103,7 @@ class Library:
         self._settle()
 
     def _settle(self) -> None:
-        settle_heap(whole=self._settles % WHOLE_COLLECTION_EVERY == 0)
-        self._settles += 1
+        settle_heap(whole=next(_SETTLES) % WHOLE_COLLECTION_EVERY == 0)
         self.warmer.hand(self.catalog.index)
 
     def poll(self) -> str | None:

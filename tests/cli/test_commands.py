@@ -123,7 +123,7 @@ def restored_logging() -> Iterator[None]:
     """`failref serve` configures logging for the process; put it back afterwards."""
     loggers = [
         logging.getLogger(name)
-        for name in ("", "uvicorn", "uvicorn.error", "uvicorn.access", "app")
+        for name in ("", "uvicorn", "uvicorn.error", "uvicorn.access", "failref")
     ]
     saved = [(lg, lg.handlers[:], lg.level, lg.propagate) for lg in loggers]
     yield

@@ -33,7 +33,7 @@ def app_log() -> Iterator[io.StringIO]:
     stream = io.StringIO()
     handler = logging.StreamHandler(stream)
     handler.setFormatter(JsonFormatter())
-    handler.addFilter(lambda record: record.name.startswith(("app", "uvicorn")))
+    handler.addFilter(lambda record: record.name.startswith(("failref", "uvicorn")))
     root = logging.getLogger()
     root.addHandler(handler)
     try:
@@ -77,7 +77,7 @@ def test_a_forged_line_in_a_logged_path_stays_inside_its_entry(
     response = raw_request(client, "GET", raw_path)
     assert response.status_code in (500, 503)
     assert "editor root" not in response.text
-    entries = [e for e in log_entries(app_log) if str(e["logger"]).startswith("app")]
+    entries = [e for e in log_entries(app_log) if str(e["logger"]).startswith("failref")]
     [entry] = [e for e in entries if "error on GET" in str(e["message"])]
     # The hostile path arrived in one entry, as text (Python's URL parsing drops the newline
     # of a path; ANSI and bidi characters stay, escaped by the formatter).
