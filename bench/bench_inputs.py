@@ -6,9 +6,9 @@ import random
 import time
 from collections.abc import Sequence
 
-from app.domain.matching.index import build_index
-from app.domain.matching.match import match_text
-from app.domain.matching.scan import scan_log
+from app.domain.matching.index.match_index import build_index
+from app.domain.matching.logs.scan import scan_log
+from app.domain.matching.messages.match import match_text
 from app.domain.references.document import Reference
 from app.errors import LogTooLarge
 

@@ -14,9 +14,9 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from app.domain.matching.bulk import normalize_lines
-from app.domain.matching.index import IndexCache, build_index
-from app.domain.matching.normalize import normalize_line
+from app.domain.matching.index.match_index import IndexCache, build_index
+from app.domain.matching.reading.bulk import normalize_lines
+from app.domain.matching.reading.normalize import normalize_line
 from app.domain.references.document import Message, Reference
 from app.services.library import settle_heap
 

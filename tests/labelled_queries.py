@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from paths import LABELLED
 
-from app.domain.matching.context import RunContext
-from app.domain.matching.index import comparison_key
-from app.domain.matching.labelled import read_labelled
-from app.domain.matching.normalize import normalize_line
+from app.domain.matching.authoring.labelled import read_labelled
+from app.domain.matching.index.match_index import comparison_key
+from app.domain.matching.reading.context import RunContext
+from app.domain.matching.reading.normalize import normalize_line
 
 LINES = [line.text for line in read_labelled(LABELLED)]
 KEYS = [comparison_key(normalize_line(text)) for text in LINES]

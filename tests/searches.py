@@ -8,9 +8,10 @@ from typing import Any
 
 import pytest
 
-from app.domain.matching import match, scan
-from app.domain.matching.lines import MAX_QUERY_LINES
-from app.domain.matching.scan import FUZZY_TEMPLATE_CAP
+from app.domain.matching.logs import scan
+from app.domain.matching.logs.scan import FUZZY_TEMPLATE_CAP
+from app.domain.matching.messages import match
+from app.domain.matching.reading.lines import MAX_QUERY_LINES
 
 
 @dataclass

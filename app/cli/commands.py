@@ -19,8 +19,8 @@ from app.cli.streaming import read_in_chunks
 from app.config import DEFAULT_MATCH_LIMIT, MAX_MATCH_LIMIT, Settings
 from app.domain.calculators import CALCULATORS
 from app.domain.catalog import get_reference
-from app.domain.matching.context import RunContext
-from app.domain.matching.ranks import number_ranges
+from app.domain.matching.logs.ranks import number_ranges
+from app.domain.matching.reading.context import RunContext
 from app.domain.matching.results import Diagnosis, Match, Root, ScanHit
 from app.errors import FailrefError
 from app.services import editors, folder_sync, readers

@@ -14,8 +14,8 @@ from typing import BinaryIO, TextIO, overload
 
 import click
 
-from app.domain.matching.lines import split_lines
-from app.domain.matching.logread import LogRead, LogReader
+from app.domain.matching.logs.logread import LogRead, LogReader
+from app.domain.matching.reading.lines import split_lines
 
 # Characters read at once: large enough that the per-chunk passes cost nothing, small
 # beside the memory a million-line log's templates take.

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from app.config import RELATED_LIMIT
-from app.domain.matching.index import MatchIndex
+from app.domain.matching.index.match_index import MatchIndex
 from app.domain.references.codes import Code, typed_code
 from app.domain.references.document import Reference
 from app.domain.references.problems import Problem

@@ -16,7 +16,7 @@ from pydantic import Field
 from app.config import DEFAULT_MATCH_LIMIT, MAX_MATCH_LIMIT
 from app.domain import catalog
 from app.domain.calculators import CALCULATORS, Calculator, get_calculator
-from app.domain.matching.context import RunContext
+from app.domain.matching.reading.context import RunContext
 from app.errors import FailrefError
 from app.services.analysis import match_message, scan_text
 from app.services.library import Library

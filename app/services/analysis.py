@@ -12,12 +12,12 @@ from typing import Literal
 
 from app.config import DEFAULT_MATCH_LIMIT, MAX_MATCH_LIMIT
 from app.domain.catalog import Catalog
-from app.domain.matching.context import RunContext
-from app.domain.matching.highlight import Highlight, highlight
-from app.domain.matching.logread import LogRead
-from app.domain.matching.match import match_text
+from app.domain.matching.logs.logread import LogRead
+from app.domain.matching.logs.scan import scan_log, scan_read
+from app.domain.matching.messages.highlight import Highlight, highlight
+from app.domain.matching.messages.match import match_text
+from app.domain.matching.reading.context import RunContext
 from app.domain.matching.results import HealthyLine, Match, MatchResult, ScanResult
-from app.domain.matching.scan import scan_log, scan_read
 from app.errors import InvalidInput
 from app.services.library import Library
 from app.store.gaps import remember_if_unanswered, remember_lines

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.domain.matching.index import build_index
-from app.domain.matching.selfcheck import message_problems
+from app.domain.matching.authoring.selfcheck import message_problems
+from app.domain.matching.index.match_index import build_index
 from app.domain.references.folder import read_folder
 from app.domain.references.problems import Problem
 

@@ -10,7 +10,7 @@ import threading
 
 from app.config import Settings
 from app.domain.catalog import Catalog
-from app.domain.matching.index import IndexCache, build_index
+from app.domain.matching.index.match_index import IndexCache, build_index
 from app.domain.references.codes import code_owners
 from app.domain.references.document import Reference
 from app.domain.references.folder import ParsedFiles, folder_signature

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from app.domain.catalog import Catalog
-from app.domain.matching.labelled import read_labelled
-from app.domain.matching.selfcheck import (
+from app.domain.matching.authoring.labelled import read_labelled
+from app.domain.matching.authoring.selfcheck import (
     LineVerdict,
     index_with_edit,
     judge_lines,

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from app.config import DEFAULT_MATCH_LIMIT, Settings
 from app.domain.catalog import get_reference
-from app.domain.matching.normalize import normalize_line, restore_error_codes
+from app.domain.matching.reading.normalize import normalize_line, restore_error_codes
 from app.errors import InvalidInput
 from app.services.analysis import rank_message
 from app.services.library import Library

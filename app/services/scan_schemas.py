@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.domain.matching.context import RunContext
+from app.domain.matching.reading.context import RunContext
 from app.domain.matching.results import (
     CheckHint,
     Consequence,

@@ -11,8 +11,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.config import DEFAULT_MATCH_LIMIT, MAX_MATCH_LIMIT
 from app.domain.calculators import Calculator, CalculatorResult
-from app.domain.matching.context import RunContext
-from app.domain.matching.rank import CONFIDENT_THRESHOLD
+from app.domain.matching.judging.judge import CONFIDENT_THRESHOLD
+from app.domain.matching.reading.context import RunContext
 from app.domain.matching.results import (
     CandidateMatch,
     CheckHint,

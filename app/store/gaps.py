@@ -15,7 +15,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session, col, delete, select
 
 from app.config import GAPS_PAGE_SIZE, Settings
-from app.domain.matching.normalize import normalize_line
+from app.domain.matching.reading.normalize import normalize_line
 from app.domain.redact import redact
 from app.store.db import forget_deleted, writing
 from app.store.models import GapRow, utc_now

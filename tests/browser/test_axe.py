@@ -20,7 +20,7 @@ from paths import LABELLED, REFERENCES
 from playwright.sync_api import Page, ViewportSize
 
 from app.domain.calculators import CALCULATORS
-from app.domain.matching.labelled import read_labelled
+from app.domain.matching.authoring.labelled import read_labelled
 from app.services.editors import add_editor
 
 pytestmark = pytest.mark.browser

@@ -12,7 +12,7 @@ from paths import LABELLED
 from playwright.sync_api import FloatRect, Page, ViewportSize, expect
 
 from app.domain.calculators import get_calculator
-from app.domain.matching.labelled import read_labelled
+from app.domain.matching.authoring.labelled import read_labelled
 from app.web.views.calculator_panel import format_number
 
 pytestmark = pytest.mark.browser

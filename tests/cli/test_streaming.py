@@ -13,10 +13,10 @@ from paths import DATA, REFERENCES
 from app.cli.commands import cli
 from app.cli.streaming import read_in_chunks
 from app.config import Settings
-from app.domain.matching.index import MatchIndex, build_index
-from app.domain.matching.lines import split_lines
-from app.domain.matching.ranks import read_labels
-from app.domain.matching.scan import scan_log, scan_read
+from app.domain.matching.index.match_index import MatchIndex, build_index
+from app.domain.matching.logs.ranks import read_labels
+from app.domain.matching.logs.scan import scan_log, scan_read
+from app.domain.matching.reading.lines import split_lines
 from app.domain.references.folder import read_folder
 
 WHOLE_LOGS = sorted((DATA / "wholelogs").glob("*.log"))

@@ -18,11 +18,11 @@ import pytest
 import yaml
 from paths import DATA, LABELLED, REFERENCES
 
-from app.domain.matching.index import MatchIndex, build_index
-from app.domain.matching.labelled import LabelledLine, read_labelled
-from app.domain.matching.match import match_text
+from app.domain.matching.authoring.labelled import LabelledLine, read_labelled
+from app.domain.matching.authoring.selfcheck import names
+from app.domain.matching.index.match_index import MatchIndex, build_index
+from app.domain.matching.messages.match import match_text
 from app.domain.matching.results import Match
-from app.domain.matching.selfcheck import names
 from app.domain.references.document import Reference
 from app.domain.references.folder import read_folder
 

@@ -6,7 +6,7 @@ import pytest
 from paths import LABELLED, ROOT
 
 from app.domain.calculators import get_calculator
-from app.domain.matching.labelled import read_labelled
+from app.domain.matching.authoring.labelled import read_labelled
 from app.domain.references.document import Reference
 from app.domain.references.folder import read_folder
 

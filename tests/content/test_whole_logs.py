@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from paths import DATA, REFERENCES
 
-from app.domain.matching.index import MatchIndex, build_index
-from app.domain.matching.scan import scan_log
+from app.domain.matching.index.match_index import MatchIndex, build_index
+from app.domain.matching.logs.scan import scan_log
 from app.domain.references.folder import read_folder
 
 WHOLE_LOGS = DATA / "wholelogs"

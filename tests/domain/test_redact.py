@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from paths import LABELLED
 
-from app.domain.matching.labelled import read_labelled
+from app.domain.matching.authoring.labelled import read_labelled
 from app.domain.redact import redact
 
 AWS = "AKIAIOSFODNN7EXAMPLE"

@@ -12,8 +12,8 @@ from fastapi.testclient import TestClient
 from sqlmodel import Session, func, select
 
 from app.config import Settings
-from app.domain.matching.context import FIELD_CHARS
-from app.domain.matching.verdicts import REASON_VALUE_CHARS
+from app.domain.matching.index.context_terms import REASON_VALUE_CHARS
+from app.domain.matching.reading.context import FIELD_CHARS
 from app.store import editors
 from app.store.db import writing
 from app.store.models import FeedbackRow, GapRow, SessionRow

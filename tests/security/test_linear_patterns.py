@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from deadlines import OverBudget, cpu_deadline
 
-from app.domain.matching import bulk, context, lines, normalize
+from app.domain.matching.reading import bulk, context, lines, normalize
 from app.domain.redact import RULES, redact
 from app.domain.references import blocks, items, markdown
 from app.store import gaps

@@ -8,7 +8,7 @@ import pytest
 from sqlmodel import Session, select
 
 from app.config import Settings
-from app.domain.matching.context import RunContext
+from app.domain.matching.reading.context import RunContext
 from app.errors import InvalidInput, LogTooLarge
 from app.services.analysis import (
     LOG_LINE_THRESHOLD,

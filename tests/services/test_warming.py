@@ -10,7 +10,7 @@ import pytest
 from paths import REFERENCES
 
 from app.config import Settings
-from app.domain.matching.index import MatchIndex, build_index
+from app.domain.matching.index.match_index import MatchIndex, build_index
 from app.domain.references.folder import read_folder
 from app.services import warming
 from app.services.library import open_library

@@ -19,7 +19,7 @@ from app.domain.catalog import (
     related_references,
     resolve_alias,
 )
-from app.domain.matching.rank import CONFIDENT_THRESHOLD
+from app.domain.matching.judging.judge import CONFIDENT_THRESHOLD
 from app.domain.matching.results import CandidateMatch
 from app.domain.references.document import PHASES
 from app.errors import InvalidInput, LogTooLarge, NotFound

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass, replace
 
 from app.config import Settings
-from app.domain.matching.context import FIELD_CHARS, MAX_GPUS, NOTES_CHARS, RunContext
+from app.domain.matching.reading.context import FIELD_CHARS, MAX_GPUS, NOTES_CHARS, RunContext
 from app.domain.redact import SECRET, redact
 from app.errors import InvalidInput
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from paths import LABELLED, REFERENCES
 
-from app.domain.matching.labelled import read_labelled
+from app.domain.matching.authoring.labelled import read_labelled
 from app.domain.references import values
 from app.domain.references.folder import read_folder
 from app.domain.references.values import (

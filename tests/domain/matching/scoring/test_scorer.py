@@ -1,0 +1,54 @@
+"""A reference's score for one query over the shipped references and the labelled lines:
+the keyword sums and gaps read for all references at once are the ones worked out for
+each, no score passes its ceiling, and a context's verdicts are worked out once per index."""
+
+from __future__ import annotations
+
+import pytest
+from labelled_queries import CONTEXTS, KEYS
+from paths import REFERENCES
+
+from app.domain.matching.index.context_terms import context_adjustment
+from app.domain.matching.index.match_index import MatchIndex, build_index
+from app.domain.matching.reading.context import QueryContext, RunContext
+from app.domain.matching.reading.tokens import informative, keyword_stems
+from app.domain.matching.scoring import scorer as scoring
+from app.domain.matching.search.bounds import CEILING_SLACK
+from app.domain.references.folder import read_folder
+
+
+@pytest.fixture(scope="module")
+def index() -> MatchIndex:
+    return build_index(read_folder(REFERENCES).references)
+
+
+@pytest.mark.parametrize("context", CONTEXTS, ids=["no-context", "serving", "training"])
+@pytest.mark.parametrize("arrays_from", [0, scoring.ARRAYS_FROM], ids=["bincount", "as-shipped"])
+def test_ceilings_are_over_every_score(
+    index: MatchIndex, context: RunContext | None, arrays_from: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Keyword sums added up one by one or with np.bincount: the same floats either way.
+    monkeypatch.setattr(scoring, "ARRAYS_FROM", arrays_from)
+    query = QueryContext.of(context, {})
+    for key in KEYS[::3]:
+        stems = keyword_stems(informative(key.split()))
+        scorer = scoring.Scorer(index, stems, query, {0: "torch/distributed", 5: "vllm/worker"})
+        for ref in range(len(index.references)):
+            assert scorer.overlap(ref) == scoring.keyword_overlap(index, ref, stems)[0]
+            assert scorer.gap(ref) == scorer.base(ref, 0.0) == scorer.gaps()[ref]
+            plain = scoring.Scorer(index, stems, query)  # no code paths: the share read inline
+            assert plain.gaps()[ref] == pytest.approx(plain.gap(ref), rel=1e-12, abs=0)
+            assert plain.gap(ref) <= plain.gaps()[ref] * CEILING_SLACK
+            for similarity in (0.0, 0.1, 0.35, 0.5, 0.77, 1.0):
+                assert scorer.raw(ref, similarity) <= scorer.ceiling(similarity)
+
+
+@pytest.mark.parametrize("context", CONTEXTS, ids=["no-context", "serving", "training"])
+def test_a_contexts_verdicts_are_worked_out_once_per_index(
+    index: MatchIndex, context: RunContext | None
+) -> None:
+    query = QueryContext.of(context, {"framework": "pytorch"})
+    first, second = (scoring.Scorer(index, set(), query) for _ in range(2))
+    for ref, reference in enumerate(index.references):
+        assert first.offset(ref) == context_adjustment(reference, query.fields)
+        assert second.offset(ref) is first.offset(ref)  # the index's, not worked out again
