@@ -3,8 +3,8 @@ with the IDF weights and the title/tag/summary keywords the ranking uses.
 
 A build that is given the `IndexCache` of the last one starts from it: the references it
 saw unchanged keep their pieces and their entries in the tables, and only the changed,
-added and removed ones are worked out and filed again (see `index_tables.py`); the IDF
-and what depends on it are read on demand (see `index_views.py`). Either way the index is
+added and removed ones are worked out and filed again (see `tables.py`); the IDF
+and what depends on it are read on demand (see `views.py`). Either way the index is
 the one a full build over the same references gives."""
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ CARDS_WARMED_UP_TO = 500
 @dataclass(frozen=True, slots=True)
 class MatchIndex:
     """Message lines of every reference, tokenised and inverted; built once, never changed
-    (but for `verdicts`, a memo of what queries asked)."""
+    (but for `verdicts`, a memo of what queries asked: `context_terms.ContextVerdicts`)."""
 
     references: tuple[Reference, ...]
     entry_keys: tuple[str, ...]

@@ -28,8 +28,8 @@ from app.domain.matching.index.match_index import MatchIndex
 from app.domain.matching.reading.tokens import informative
 
 # From this many (reference, stem) pairs on, a query's keyword sums are added up with
-# np.bincount (`summed`, `scorer.Scorer.keyword_sums`): about 20 us to start, against about
-# 0.05 us a pair one by one. (Shared masses switch at `bounded.COMPARE_ALL_BELOW`: below
+# np.bincount (`summed`, `scoring.scorer.Scorer.keyword_sums`): about 20 us to start, against about
+# 0.05 us a pair one by one. (Shared masses switch at `search.bounded.COMPARE_ALL_BELOW`: below
 # it every line is compared and the loop's dict is what the comparing reads.)
 ARRAYS_FROM = 512
 
@@ -72,7 +72,7 @@ class SharedArrays(NamedTuple):
 
 def shared_arrays(index: MatchIndex, held: Held) -> SharedArrays:
     """`summed_lines` as arrays (the same floats: np.bincount adds in the order given),
-    with the characters each line shares (`bounded.ratio_bound`)."""
+    with the characters each line shares (`search.bounded.ratio_bound`)."""
     arrays = [index.postings.array(token) for token, _, _ in held]
     masses, chars = weighted_counts(
         arrays, 0, [weight for _, _, weight in held], [len(token) + 1 for token, _, _ in held]

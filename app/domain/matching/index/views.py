@@ -203,7 +203,7 @@ class LineMasses(_PerLine[float]):
 class LineChars(_PerEntry[tuple[int, int]]):
     """Each message line's distinct tokens as `token_set_ratio` measures them: their
     characters and one separator each, of all of them and of those not informative
-    (`bounded.ratio_bound`)."""
+    (`search.bounded.ratio_bound`)."""
 
     def __init__(self, keys: tuple[str, ...], token_sets: tuple[frozenset[str], ...]) -> None:
         super().__init__(len(keys))

@@ -1,5 +1,5 @@
 """Rank a symptom's candidate causes for one paste, with the checks naming the top two
-(`next_steps.naming_checks`).
+(`index.card_checks.naming_checks`).
 
 A symptom (a watchdog timeout, a CUDA OOM) is printed for many causes; which one it is
 shows in the rest of the paste. Each candidate starts from its place in the author's list

@@ -1,6 +1,7 @@
 """Run context: what the user says about their run, and what the text gives away.
 
-What a context says of each reference is `verdicts.py`.
+What a context says of each reference is `index.context_terms`; when it contradicts one,
+`judging.gates`.
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ CANDIDATE_MIN = 64
 def score_line(index: MatchIndex, key: str, exhaustive: bool = False) -> LineScores:
     """The best message line of each reference for one query key, best first.
 
-    Only lines sharing an informative token with the key can match (`prefilter`); the
+    Only lines sharing an informative token with the key can match (`index.prefilter`); the
     CANDIDATE_SHARE of the index with the highest coverage are compared, or with
     `exhaustive` all of them. `bounded.search_line` compares only what can change an answer.
     """
