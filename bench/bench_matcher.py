@@ -37,7 +37,8 @@ from bench_inputs import bad_input  # noqa: E402
 from bench_scale import index_updates, million_lines, normalising, row  # noqa: E402
 
 from app.domain.matching.authoring.labelled import read_labelled  # noqa: E402
-from app.domain.matching.index.match_index import MatchIndex, build_index, comparison_key, warm  # noqa: E402
+from app.domain.matching.index.match_index import MatchIndex, build_index, warm  # noqa: E402
+from app.domain.matching.index.pieces import comparison_key  # noqa: E402
 from app.domain.matching.logs.scan import scan_log  # noqa: E402
 from app.domain.matching.messages.match import match_text  # noqa: E402
 from app.domain.matching.reading.grouping import group_log_lines  # noqa: E402

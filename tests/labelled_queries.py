@@ -6,7 +6,7 @@ from __future__ import annotations
 from paths import LABELLED
 
 from app.domain.matching.authoring.labelled import read_labelled
-from app.domain.matching.index.match_index import comparison_key
+from app.domain.matching.index.pieces import comparison_key
 from app.domain.matching.reading.context import RunContext
 from app.domain.matching.reading.normalize import normalize_line
 

@@ -21,7 +21,6 @@ from typing import TypeVar
 
 from app.domain.matching.index.card_checks import CardChecks
 from app.domain.matching.index.context_terms import ContextVerdicts
-from app.domain.matching.index.pieces import comparison_key as comparison_key
 from app.domain.matching.index.pieces import made_of, pieces_of
 from app.domain.matching.index.tables import ReferencePieces, Tables
 from app.domain.matching.index.views import (

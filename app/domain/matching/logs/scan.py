@@ -11,7 +11,8 @@ from itertools import islice
 
 from app.config import DEFAULT_MAX_LOG_LINES, SCAN_LINE_CAP
 from app.domain.matching.index.context_terms import ContextVerdict
-from app.domain.matching.index.match_index import MatchIndex, comparison_key
+from app.domain.matching.index.match_index import MatchIndex
+from app.domain.matching.index.pieces import comparison_key
 from app.domain.matching.judging.candidates import (
     MAX_EVIDENCE_CHARS,
     NEIGHBOUR_SIMILARITY,

@@ -16,7 +16,8 @@ from __future__ import annotations
 import heapq
 
 from app.config import DEFAULT_MATCH_LIMIT
-from app.domain.matching.index.match_index import MatchIndex, comparison_key
+from app.domain.matching.index.match_index import MatchIndex
+from app.domain.matching.index.pieces import comparison_key
 from app.domain.matching.judging.judge import Judge, healthy_line
 from app.domain.matching.reading.context import QueryContext, RunContext, infer_context
 from app.domain.matching.reading.evidence import code_path_hits, line_level

@@ -8,7 +8,8 @@ import pytest
 from paths import LABELLED, REFERENCES
 
 from app.domain.matching.authoring.labelled import read_labelled
-from app.domain.matching.index.match_index import MatchIndex, build_index, comparison_key
+from app.domain.matching.index.match_index import MatchIndex, build_index
+from app.domain.matching.index.pieces import comparison_key
 from app.domain.matching.index.prefilter import (
     add_to_each,
     by_coverage,
