@@ -39,6 +39,7 @@ def test_ceilings_are_over_every_score(
             plain = scoring.Scorer(index, stems, query)  # no code paths: the share read inline
             assert plain.gaps()[ref] == pytest.approx(plain.gap(ref), rel=1e-12, abs=0)
             assert plain.gap(ref) <= plain.gaps()[ref] * CEILING_SLACK
+            assert plain.gap(ref) == plain.base(ref, 0.0)  # the same float, read inline
             for similarity in (0.0, 0.1, 0.35, 0.5, 0.77, 1.0):
                 assert scorer.raw(ref, similarity) <= scorer.ceiling(similarity)
 
