@@ -1,19 +1,18 @@
 """Match one pasted message (a line, or a block such as a traceback) against the index: the
 entry the services call, and the one place that walks a paste through the rooms in order.
 
-The text is read into telling lines, their comparison keys and the run's context
-(`reading`, `index`); each line's search (`search.bounded`) compares only the message
-lines that can change the answer, asking the `scoring.Scorer` how far a similarity can be
-lifted; a line that is a reference's healthy message is set aside as normal output; the
-scorer turns each line's comparisons into references' scores, the best line per reference
-counting, and references that only share title words or code paths with the text come in
-low; `judging` turns each score into what the answer says (confidence, kind, verdict,
+`reading` gives the telling lines, the run's context and the code paths frames pass
+through; `index` gives each line's comparison key and the references whose rarer title
+words the text holds; per telling line, `search` compares only the message lines that can
+change the answer (asking the `Scorer`, as its `ScoreBounds`, how far a similarity can be
+lifted) and `scoring` turns what it compared into references' scores, the best line per
+reference counting (a line that is a reference's healthy message is set aside as normal
+output); references that only share title words or code paths with the text come in low;
+`judging` turns each score into what the answer says (confidence, kind, verdict,
 candidates, reasons).
 """
 
 from __future__ import annotations
-
-import heapq
 
 from app.config import DEFAULT_MATCH_LIMIT
 from app.domain.matching.index.match_index import MatchIndex
@@ -23,12 +22,11 @@ from app.domain.matching.reading.context import QueryContext, RunContext, infer_
 from app.domain.matching.reading.evidence import code_path_hits, line_level
 from app.domain.matching.reading.lines import count_lines, query_lines
 from app.domain.matching.reading.tokens import informative, keyword_stems
-from app.domain.matching.results import HealthyLine, MatchResult
+from app.domain.matching.results import MatchResult
 from app.domain.matching.scoring.scorer import MIN_REPORT_SCORE, Scored, Scorer
 from app.domain.matching.search.bounded import PasteBar, search_line
-from app.domain.matching.search.bounds import CEILING_SLACK
 from app.domain.matching.search.budgeted import score_line
-from app.domain.matching.search.compare import LineScores
+from app.domain.matching.search.compare import LineScore, LineScores
 from app.errors import LogTooLarge
 
 # A single-message paste beyond these is a log: use scan_log.
@@ -72,12 +70,13 @@ def match_text(
     normalized_text = "\n".join(normalized for _, _, normalized in lines)
     if not lines or limit <= 0:
         return MatchResult(normalized=normalized_text, inferred_context=inferred, matches=[])
+    code_paths = code_path_hits(text, index.code_paths)
     keys = [comparison_key(normalized) for _, _, normalized in lines]
-    tokens = {token for key in keys for token in informative(key.split())}
-    query = QueryContext.of(context, inferred)
-    scorer = Scorer(index, keyword_stems(tokens), query, code_path_hits(text, index.code_paths))
+    stems = keyword_stems({token for key in keys for token in informative(key.split())})
+    others = keyword_candidates(index, stems) | code_paths.keys()
+    scorer = Scorer(index, stems, QueryContext.of(context, inferred), code_paths)
     best: dict[int, Scored] = {}
-    healthy: list[HealthyLine] = []
+    claimed: list[tuple[str, LineScore]] = []
     neighbours: list[tuple[int, LineScores]] = []
     bar = PasteBar(scorer, limit, MIN_REPORT_SCORE, best)
     # The best `limit` over all lines are among the best `limit` of some line.
@@ -85,9 +84,9 @@ def match_text(
         scores = (
             score_line(index, key, exhaustive=True) if exhaustive else search_line(index, key, bar)
         )
-        claimed = scores.claimed_healthy()
-        if claimed is not None:
-            healthy.append(healthy_line(index, raw, claimed))
+        healthy = scores.claimed_healthy()
+        if healthy is not None:
+            claimed.append((raw, healthy))
             continue
         number = text.count("\n", 0, span[0]) + 1
         neighbours.append((number, scores))
@@ -96,16 +95,7 @@ def match_text(
             ref = scored.line.ref if scored.line is not None else -1
             if ref >= 0 and (ref not in best or scored.raw > best[ref].raw):
                 best[ref] = Scored(scored.raw, scored.line, span, level, number)
-    others = keyword_candidates(index, scorer.stems) | scorer.code_paths.keys()
-    kept = heapq.nlargest(limit, (scored.raw for scored in best.values()))
-    lowest = kept[-1] if len(kept) == limit else MIN_REPORT_SCORE
-    ceiling = scorer.lift * CEILING_SLACK
-    for ref in others - best.keys():
-        if scorer.gap(ref) * ceiling < lowest:
-            continue  # cannot be among the best `limit`: its context verdict costs ~30 us
-        raw_score = scorer.raw(ref, 0.0)
-        if raw_score >= MIN_REPORT_SCORE:
-            best[ref] = Scored(raw_score, None)
+    best.update(scorer.without_a_line(others - best.keys(), best, limit, MIN_REPORT_SCORE))
     ranked = sorted(best.items(), key=lambda item: (-item[1].raw, item[0]))[:limit]
     judge = Judge(index, scorer, text, neighbours)
     matches = [judge.match(ref, scored) for ref, scored in ranked]
@@ -114,7 +104,7 @@ def match_text(
         normalized=normalized_text,
         inferred_context=inferred,
         matches=matches,
-        healthy_lines=healthy,
+        healthy_lines=[healthy_line(index, raw, line) for raw, line in claimed],
     )
 
 

@@ -16,7 +16,7 @@ the top `limit`, so a query touching thousands of references scores few.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -174,6 +174,23 @@ class Scorer:
         """The most any reference can score on a line of this similarity (a hair over:
         sums in another order may round the other way)."""
         return (similarity + (1 - similarity) * self.gap_filled) * self.lift * CEILING_SLACK
+
+    def without_a_line(
+        self, refs: Iterable[int], found: Mapping[int, Scored], keep: int, floor: float
+    ) -> dict[int, Scored]:
+        """Scores of references no line matched, that come in on title words or code paths
+        alone, among those that can reach the best `keep` of what lines `found`."""
+        kept = heapq.nlargest(keep, (scored.raw for scored in found.values()))
+        lowest = kept[-1] if len(kept) == keep else floor
+        ceiling = self.lift * CEILING_SLACK
+        scores: dict[int, Scored] = {}
+        for ref in refs:
+            if self.gap(ref) * ceiling < lowest:
+                continue  # cannot be among the best `keep`: its context verdict costs ~30 us
+            raw = self.raw(ref, 0.0)
+            if raw >= floor:
+                scores[ref] = Scored(raw, None)
+        return scores
 
     def ranked(self, lines: Sequence[LineScore], keep: int | None, floor: float) -> list[Scored]:
         """Scores of the references that can reach the best `keep` (all when None).

@@ -1,5 +1,5 @@
-"""Comparing one query line with message lines (pure: no database, no HTTP): what the
-search in this room decides to compare is scored here, and nowhere else.
+"""Comparing one query line with message lines: the one place a line's similarity to a
+message line is worked out, for whichever lines the searches of this room choose.
 
 A message line's similarity is token set x (COVERAGE_FLOOR + (1 - COVERAGE_FLOOR) x
 coverage): one vectorised `rapidfuzz.process.extract` call gives the token set ratio of
@@ -63,7 +63,7 @@ class LineScores(list[LineScore]):
     Every message line whose similarity reaches `exact_above` was compared (0: every line
     sharing a token); a reference listed at or above it is at its best line, and when
     `complete` every reference with a line is listed at its best. `key`,
-    `query` and `mass` are the query line's, for scoring a reference's lines later
+    `query` and `mass` are the query line's, for comparing a reference's lines later
     (`best_line`)."""
 
     healthy: LineScore | None = None

@@ -53,3 +53,17 @@ def test_a_contexts_verdicts_are_worked_out_once_per_index(
     for ref, reference in enumerate(index.references):
         assert first.offset(ref) == context_adjustment(reference, query.fields)
         assert second.offset(ref) is first.offset(ref)  # the index's, not worked out again
+
+
+def test_references_no_line_matched_come_in_on_title_words_alone(index: MatchIndex) -> None:
+    stems = keyword_stems(informative(["nccl", "watchdog", "timeout", "collective", "allreduce"]))
+    scorer = scoring.Scorer(index, stems, QueryContext.of(None, {}))
+    refs = range(len(index.references))
+    found = scorer.without_a_line(refs, {}, 5, 0.05)
+    expected = {ref: raw for ref in refs if (raw := scorer.raw(ref, 0.0)) >= 0.05}
+    assert expected  # the words are some references' title words
+    assert {ref: scored.raw for ref, scored in found.items()} == expected
+    assert all(scored.line is None for scored in found.values())
+    # Five references already found at 1.0: none on words alone can join them.
+    best = {ref: scoring.Scored(1.0, None) for ref in refs if ref not in expected}
+    assert scorer.without_a_line(expected, best, min(5, len(best)), 0.05) == {}
