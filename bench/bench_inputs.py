@@ -6,9 +6,9 @@ import random
 import time
 from collections.abc import Sequence
 
-from failref.domain.matching.index import build_index
-from failref.domain.matching.match import match_text
-from failref.domain.matching.scan import scan_log
+from failref.domain.matching.index.match_index import build_index
+from failref.domain.matching.logs.scan import scan_log
+from failref.domain.matching.messages.match import match_text
 from failref.domain.references.document import Reference
 from failref.errors import LogTooLarge
 

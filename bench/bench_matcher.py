@@ -36,12 +36,13 @@ sys.path.insert(0, str(ROOT))
 from bench_inputs import bad_input  # noqa: E402
 from bench_scale import index_updates, million_lines, normalising, row  # noqa: E402
 
-from failref.domain.matching.grouping import group_log_lines  # noqa: E402
-from failref.domain.matching.index import MatchIndex, build_index, comparison_key, warm  # noqa: E402
-from failref.domain.matching.labelled import read_labelled  # noqa: E402
-from failref.domain.matching.match import match_text  # noqa: E402
-from failref.domain.matching.normalize import normalize_line  # noqa: E402
-from failref.domain.matching.scan import scan_log  # noqa: E402
+from failref.domain.matching.authoring.labelled import read_labelled  # noqa: E402
+from failref.domain.matching.index.match_index import MatchIndex, build_index, warm  # noqa: E402
+from failref.domain.matching.index.pieces import comparison_key  # noqa: E402
+from failref.domain.matching.logs.scan import scan_log  # noqa: E402
+from failref.domain.matching.messages.match import match_text  # noqa: E402
+from failref.domain.matching.reading.grouping import group_log_lines  # noqa: E402
+from failref.domain.matching.reading.normalize import normalize_line  # noqa: E402
 from failref.domain.references.document import Message, Reference  # noqa: E402
 from failref.domain.references.folder import read_folder, reference_files  # noqa: E402
 from failref.services.library import settle_heap  # noqa: E402

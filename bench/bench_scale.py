@@ -14,9 +14,9 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from failref.domain.matching.bulk import normalize_lines
-from failref.domain.matching.index import IndexCache, build_index
-from failref.domain.matching.normalize import normalize_line
+from failref.domain.matching.index.match_index import IndexCache, build_index
+from failref.domain.matching.reading.bulk import normalize_lines
+from failref.domain.matching.reading.normalize import normalize_line
 from failref.domain.references.document import Message, Reference
 from failref.services.library import settle_heap
 
@@ -95,7 +95,7 @@ CHILD_MAIN = (
     "    kb = re.search(r'VmHWM:\\s+(\\d+)', status).group(1)\n"
     f"    open(os.environ['{PEAK_FILE_ENV}'], 'w').write(kb)\n"
     "atexit.register(_peak)\n"
-    "from app.cli import main\n"
+    "from failref.cli import main\n"
     "main()\n"
 )
 

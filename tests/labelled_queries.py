@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from paths import LABELLED
 
-from failref.domain.matching.context import RunContext
-from failref.domain.matching.index import comparison_key
-from failref.domain.matching.labelled import read_labelled
-from failref.domain.matching.normalize import normalize_line
+from failref.domain.matching.authoring.labelled import read_labelled
+from failref.domain.matching.index.pieces import comparison_key
+from failref.domain.matching.reading.context import RunContext
+from failref.domain.matching.reading.normalize import normalize_line
 
 LINES = [line.text for line in read_labelled(LABELLED)]
 KEYS = [comparison_key(normalize_line(text)) for text in LINES]

@@ -8,9 +8,10 @@ from typing import Any
 
 import pytest
 
-from failref.domain.matching import match, scan
-from failref.domain.matching.lines import MAX_QUERY_LINES
-from failref.domain.matching.scan import FUZZY_TEMPLATE_CAP
+from failref.domain.matching.logs import scan
+from failref.domain.matching.logs.scan import FUZZY_TEMPLATE_CAP
+from failref.domain.matching.messages import match
+from failref.domain.matching.reading.lines import MAX_QUERY_LINES
 
 
 @dataclass

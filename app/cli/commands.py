@@ -17,8 +17,8 @@ import click
 from ..config import DEFAULT_MATCH_LIMIT, MAX_MATCH_LIMIT, Settings
 from ..domain.calculators import CALCULATORS
 from ..domain.catalog import get_reference
-from ..domain.matching.context import RunContext
-from ..domain.matching.ranks import number_ranges
+from ..domain.matching.logs.ranks import number_ranges
+from ..domain.matching.reading.context import RunContext
 from ..domain.matching.results import Diagnosis, Match, Root, ScanHit
 from ..errors import FailrefError
 from ..services import editors, folder_sync, readers

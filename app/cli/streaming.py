@@ -14,8 +14,8 @@ from typing import BinaryIO, TextIO, overload
 
 import click
 
-from ..domain.matching.lines import split_lines
-from ..domain.matching.logread import LogRead, LogReader
+from ..domain.matching.logs.logread import LogRead, LogReader
+from ..domain.matching.reading.lines import split_lines
 
 # Characters read at once: large enough that the per-chunk passes cost nothing, small
 # beside the memory a million-line log's templates take.

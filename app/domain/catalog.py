@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 
 from ..config import RELATED_LIMIT
 from ..errors import NotFound
-from .matching.index import MatchIndex
+from .matching.index.match_index import MatchIndex
 from .references.codes import Code, typed_code
 from .references.document import Reference
 from .references.problems import Problem

@@ -16,7 +16,7 @@ from pydantic import Field
 from ..config import DEFAULT_MATCH_LIMIT, MAX_MATCH_LIMIT
 from ..domain import catalog
 from ..domain.calculators import CALCULATORS, Calculator, get_calculator
-from ..domain.matching.context import RunContext
+from ..domain.matching.reading.context import RunContext
 from ..errors import FailrefError
 from ..services.analysis import match_message, scan_text
 from ..services.library import Library

@@ -12,12 +12,12 @@ from typing import Literal
 
 from ..config import DEFAULT_MATCH_LIMIT, MAX_MATCH_LIMIT
 from ..domain.catalog import Catalog
-from ..domain.matching.context import RunContext
-from ..domain.matching.highlight import Highlight, highlight
-from ..domain.matching.logread import LogRead
-from ..domain.matching.match import match_text
+from ..domain.matching.logs.logread import LogRead
+from ..domain.matching.logs.scan import scan_log, scan_read
+from ..domain.matching.messages.highlight import Highlight, highlight
+from ..domain.matching.messages.match import match_text
+from ..domain.matching.reading.context import RunContext
 from ..domain.matching.results import HealthyLine, Match, MatchResult, ScanResult
-from ..domain.matching.scan import scan_log, scan_read
 from ..errors import InvalidInput
 from ..store.gaps import remember_if_unanswered, remember_lines
 from .library import Library

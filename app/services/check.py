@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..domain.matching.index import build_index
-from ..domain.matching.selfcheck import message_problems
+from ..domain.matching.authoring.selfcheck import message_problems
+from ..domain.matching.index.match_index import build_index
 from ..domain.references.folder import read_folder
 from ..domain.references.problems import Problem
 

@@ -11,7 +11,7 @@ import threading
 
 from ..config import Settings
 from ..domain.catalog import Catalog
-from ..domain.matching.index import IndexCache, build_index
+from ..domain.matching.index.match_index import IndexCache, build_index
 from ..domain.references.codes import code_owners
 from ..domain.references.document import Reference
 from ..domain.references.folder import ParsedFiles, folder_signature

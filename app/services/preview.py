@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..domain.catalog import Catalog
-from ..domain.matching.labelled import read_labelled
-from ..domain.matching.selfcheck import (
+from ..domain.matching.authoring.labelled import read_labelled
+from ..domain.matching.authoring.selfcheck import (
     LineVerdict,
     index_with_edit,
     judge_lines,

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from ..config import DEFAULT_MATCH_LIMIT, Settings
 from ..domain.catalog import get_reference
-from ..domain.matching.normalize import normalize_line, restore_error_codes
+from ..domain.matching.reading.normalize import normalize_line, restore_error_codes
 from ..errors import InvalidInput
 from ..store import feedback, gaps, outcomes
 from ..store.db import make_engine, reading, upgrade_database, writing

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..domain.matching.context import RunContext
+from ..domain.matching.reading.context import RunContext
 from ..domain.matching.results import (
     CheckHint,
     Consequence,

@@ -11,8 +11,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..config import DEFAULT_MATCH_LIMIT, MAX_MATCH_LIMIT
 from ..domain.calculators import Calculator, CalculatorResult
-from ..domain.matching.context import RunContext
-from ..domain.matching.rank import CONFIDENT_THRESHOLD
+from ..domain.matching.judging.judge import CONFIDENT_THRESHOLD
+from ..domain.matching.reading.context import RunContext
 from ..domain.matching.results import (
     CandidateMatch,
     CheckHint,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 import threading
 
-from ..domain.matching.index import MatchIndex, warm
+from ..domain.matching.index.match_index import MatchIndex, warm
 
 logger = logging.getLogger(__name__)
 

@@ -15,7 +15,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session, col, delete, select
 
 from ..config import GAPS_PAGE_SIZE, Settings
-from ..domain.matching.normalize import normalize_line
+from ..domain.matching.reading.normalize import normalize_line
 from ..domain.redact import redact
 from .db import forget_deleted, writing
 from .models import GapRow, utc_now

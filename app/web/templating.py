@@ -12,7 +12,7 @@ from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 from jinja2 import pass_context
 
-from ..domain.matching.ranks import number_ranges
+from ..domain.matching.logs.ranks import number_ranges
 
 TEMPLATES_DIR = Path(__file__).parent / "templates"
 

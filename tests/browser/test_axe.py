@@ -20,7 +20,7 @@ from paths import LABELLED, REFERENCES
 from playwright.sync_api import Page, ViewportSize
 
 from failref.domain.calculators import CALCULATORS
-from failref.domain.matching.labelled import read_labelled
+from failref.domain.matching.authoring.labelled import read_labelled
 from failref.services.editors import add_editor
 
 pytestmark = pytest.mark.browser

@@ -12,7 +12,7 @@ from paths import LABELLED
 from playwright.sync_api import FloatRect, Page, ViewportSize, expect
 
 from failref.domain.calculators import get_calculator
-from failref.domain.matching.labelled import read_labelled
+from failref.domain.matching.authoring.labelled import read_labelled
 from failref.web.views.calculator_panel import format_number
 
 pytestmark = pytest.mark.browser

@@ -13,10 +13,10 @@ from paths import DATA, REFERENCES
 from failref.cli.commands import cli
 from failref.cli.streaming import read_in_chunks
 from failref.config import Settings
-from failref.domain.matching.index import MatchIndex, build_index
-from failref.domain.matching.lines import split_lines
-from failref.domain.matching.ranks import read_labels
-from failref.domain.matching.scan import scan_log, scan_read
+from failref.domain.matching.index.match_index import MatchIndex, build_index
+from failref.domain.matching.logs.ranks import read_labels
+from failref.domain.matching.logs.scan import scan_log, scan_read
+from failref.domain.matching.reading.lines import split_lines
 from failref.domain.references.folder import read_folder
 
 WHOLE_LOGS = sorted((DATA / "wholelogs").glob("*.log"))

@@ -18,11 +18,11 @@ import pytest
 import yaml
 from paths import DATA, LABELLED, REFERENCES
 
-from failref.domain.matching.index import MatchIndex, build_index
-from failref.domain.matching.labelled import LabelledLine, read_labelled
-from failref.domain.matching.match import match_text
+from failref.domain.matching.authoring.labelled import LabelledLine, read_labelled
+from failref.domain.matching.authoring.selfcheck import names
+from failref.domain.matching.index.match_index import MatchIndex, build_index
+from failref.domain.matching.messages.match import match_text
 from failref.domain.matching.results import Match
-from failref.domain.matching.selfcheck import names
 from failref.domain.references.document import Reference
 from failref.domain.references.folder import read_folder
 

@@ -6,7 +6,7 @@ import pytest
 from paths import LABELLED, ROOT
 
 from failref.domain.calculators import get_calculator
-from failref.domain.matching.labelled import read_labelled
+from failref.domain.matching.authoring.labelled import read_labelled
 from failref.domain.references.document import Reference
 from failref.domain.references.folder import read_folder
 

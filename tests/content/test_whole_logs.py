@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from paths import DATA, REFERENCES
 
-from failref.domain.matching.index import MatchIndex, build_index
-from failref.domain.matching.scan import scan_log
+from failref.domain.matching.index.match_index import MatchIndex, build_index
+from failref.domain.matching.logs.scan import scan_log
 from failref.domain.references.folder import read_folder
 
 WHOLE_LOGS = DATA / "wholelogs"

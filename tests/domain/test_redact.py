@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from paths import LABELLED
 
-from failref.domain.matching.labelled import read_labelled
+from failref.domain.matching.authoring.labelled import read_labelled
 from failref.domain.redact import redact
 
 AWS = "AKIAIOSFODNN7EXAMPLE"

@@ -33,8 +33,8 @@ from httpx import Response
 from searches import FuzzySearches, count_searches
 
 from failref.config import Settings
-from failref.domain.matching.rank import MAX_MATCH_CHARS, MAX_MATCH_LINES
-from failref.domain.matching.scan import FUZZY_TEMPLATE_CAP
+from failref.domain.matching.logs.scan import FUZZY_TEMPLATE_CAP
+from failref.domain.matching.messages.match import MAX_MATCH_CHARS, MAX_MATCH_LINES
 from failref.web.factory import create_app
 
 HANG_S = 120.0  # past this the request is taken for a hang and the test fails

@@ -12,8 +12,8 @@ from fastapi.testclient import TestClient
 from sqlmodel import Session, func, select
 
 from failref.config import Settings
-from failref.domain.matching.context import FIELD_CHARS
-from failref.domain.matching.verdicts import REASON_VALUE_CHARS
+from failref.domain.matching.index.context_terms import REASON_VALUE_CHARS
+from failref.domain.matching.reading.context import FIELD_CHARS
 from failref.store import editors
 from failref.store.db import writing
 from failref.store.models import FeedbackRow, GapRow, SessionRow

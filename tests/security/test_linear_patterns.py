@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from deadlines import OverBudget, cpu_deadline
 
-from failref.domain.matching import bulk, context, lines, normalize
+from failref.domain.matching.reading import bulk, context, lines, normalize
 from failref.domain.redact import RULES, redact
 from failref.domain.references import blocks, items, markdown
 from failref.store import gaps

@@ -8,7 +8,7 @@ import pytest
 from sqlmodel import Session, select
 
 from failref.config import Settings
-from failref.domain.matching.context import RunContext
+from failref.domain.matching.reading.context import RunContext
 from failref.errors import InvalidInput, LogTooLarge
 from failref.services.analysis import (
     LOG_LINE_THRESHOLD,

@@ -10,7 +10,7 @@ import pytest
 from paths import REFERENCES
 
 from failref.config import Settings
-from failref.domain.matching.index import MatchIndex, build_index
+from failref.domain.matching.index.match_index import MatchIndex, build_index
 from failref.domain.references.folder import read_folder
 from failref.services import warming
 from failref.services.library import open_library

@@ -1,2 +1,6 @@
-"""Matching log text against references: normalisation, the one tokenizer, run context, the
-index, ranking one message, scanning a whole log, and the self-check authors see."""
+"""Matching log text against references, in rooms named for the steps a paste goes through,
+each importing only from the rooms before it (and `results`, the shared result shapes):
+`reading` lines and values → the `index` and what it holds per reference → `search`, which
+message lines are compared → `scoring`, a reference's score → `judging`, what an answer
+says → `messages`, one pasted message → `logs`, the story of a whole log → `authoring`,
+what authors see before a reference ships."""

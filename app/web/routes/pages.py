@@ -19,7 +19,7 @@ from ...domain.catalog import (
     related_references,
     resolve_alias,
 )
-from ...domain.matching.rank import CONFIDENT_THRESHOLD
+from ...domain.matching.judging.judge import CONFIDENT_THRESHOLD
 from ...domain.matching.results import CandidateMatch
 from ...domain.references.document import PHASES
 from ...errors import InvalidInput, LogTooLarge, NotFound

@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from ...domain.matching.next_steps import cause_titles
-from ...domain.matching.rerank import (
+from ...domain.matching.index.card_checks import cause_titles
+from ...domain.matching.judging.rerank import (
     RankedCause,
     check_field,
     check_options,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ...domain.matching.lines import split_lines
+from ...domain.matching.reading.lines import split_lines
 from ...domain.matching.results import ScanResult
 
 # Logs up to this many lines are shown whole.

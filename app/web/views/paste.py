@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass, replace
 
 from ...config import Settings
-from ...domain.matching.context import FIELD_CHARS, MAX_GPUS, NOTES_CHARS, RunContext
+from ...domain.matching.reading.context import FIELD_CHARS, MAX_GPUS, NOTES_CHARS, RunContext
 from ...domain.redact import SECRET, redact
 from ...errors import InvalidInput
 

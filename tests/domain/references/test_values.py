@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from paths import LABELLED, REFERENCES
 
-from failref.domain.matching.labelled import read_labelled
+from failref.domain.matching.authoring.labelled import read_labelled
 from failref.domain.references import values
 from failref.domain.references.folder import read_folder
 from failref.domain.references.values import (

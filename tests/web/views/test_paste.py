@@ -1,26 +1,12 @@
-"""The paste form: run context from its fields, share links, and where a match is shown."""
+"""The paste form: run context from its fields and share links (where a match is shown is
+domain/matching/messages/test_highlight.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from failref.domain.matching.highlight import Highlight, highlight
-from failref.domain.matching.results import Match
 from failref.errors import InvalidInput
 from failref.web.views.paste import SHARE_MAX_CHARS, PasteForm
-
-
-def match_at(span: tuple[int, int] | None) -> Match:
-    return Match(
-        id="x",
-        title="X",
-        summary="X.",
-        score=0.9,
-        confident=True,
-        reasons=[],
-        matched_message=None,
-        matched_span=span,
-    )
 
 
 def test_form_turns_crlf_into_newlines_and_trims_context() -> None:
@@ -63,25 +49,6 @@ def test_only_short_single_lines_are_shared(text: str, shared: bool) -> None:
     query = PasteForm.of(text, model="m").share_query()
     assert (query == {"q": text.strip(), "model": "m"}) is shared
     assert (query is None) is not shared
-
-
-@pytest.mark.parametrize(
-    ("text", "span", "expected"),
-    [
-        pytest.param("abc def", (4, 7), Highlight(1, "abc ", "def", ""), id="one-line"),
-        pytest.param("a\nxx yy zz\nb", (5, 7), Highlight(2, "xx ", "yy", " zz"), id="middle"),
-        pytest.param("a\r\nhit\r\n", (3, 6), Highlight(2, "", "hit", ""), id="crlf"),
-    ],
-)
-def test_highlight_splits_the_matched_line(
-    text: str, span: tuple[int, int], expected: Highlight
-) -> None:
-    assert highlight(text, match_at(span)) == expected
-
-
-@pytest.mark.parametrize("span", [None, (5, 50), (3, 2)])
-def test_no_highlight_without_a_sound_span(span: tuple[int, int] | None) -> None:
-    assert highlight("short", match_at(span)) is None
 
 
 @pytest.mark.parametrize(

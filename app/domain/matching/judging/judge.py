@@ -1,0 +1,263 @@
+"""From a reference's score to what the answer says about it: whether it is confident,
+what its message kind and verdict are, its candidate causes when it is a symptom, and why,
+in plain words.
+
+Confidence takes more than a high score. A line logged at INFO is not the warning or
+error a message describes; a context that contradicts the reference (a training run
+against a serving failure) removes confidence and says so; a diagnostic line is a
+failure only when its values say failing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ...references.document import Message, Reference
+from ...references.values import (
+    Value,
+    read_values,
+    rule_text,
+    slot_kinds,
+    value_text,
+    verdict,
+)
+from ..index.match_index import MatchIndex
+from ..reading.context import QueryContext
+from ..reading.evidence import quieter
+from ..results import (
+    CandidateMatch,
+    CheckHint,
+    HealthyLine,
+    Match,
+    MessageMatch,
+    ValueVerdict,
+)
+from ..scoring.scorer import Scored, Scorer
+from ..search.compare import LineScore, LineScores
+from .candidates import PasteEvidence, evidence_text, rank_candidates
+from .gates import context_gates
+
+# When a match is confident. Chosen on the labelled set (tests/data/labelled: 107 lines of
+# 15 references, 29 unrelated lines; tests/content/test_labelled_set.py). The best score of
+# every unrelated line is at most 0.40, and of a wrong top-1 at most 0.34 but for one
+# metrics line two references share (0.84). Lines between 0.4 and 0.7 are partial matches (a
+# neighbouring line of the failure, a metric name): leads, not proof. 0.70 keeps a 0.30
+# margin over every unrelated line, leaves 84 of 99 correct top-1 lines confident, and gives
+# the shipped references no confident collision (0.65 would flag one: a bare `GPU KV cache
+# size` line against kv-cache-exhaustion).
+CONFIDENT_THRESHOLD = 0.70
+# How closely a line matched, in the words reasons use.
+CLOSE_MATCH = 0.85
+PARTIAL_MATCH = 0.6
+# A healthy line is quoted this long.
+HEALTHY_TEXT_CHARS = 300
+MESSAGE_QUOTE_CHARS = 90
+
+
+class Judge:
+    """Turns scored references of one paste into matches."""
+
+    def __init__(
+        self,
+        index: MatchIndex,
+        scorer: Scorer,
+        text: str,
+        neighbours: Sequence[tuple[int, LineScores]],
+    ) -> None:
+        self.index = index
+        self.scorer = scorer
+        self.text = text
+        self.neighbours = neighbours
+        # The text lowered and where each candidate's snippet is in it, for every symptom.
+        self._snippet_lines: dict[str, int | None] = {}
+        self._lowered = ""
+
+    def match(self, ref: int, scored: Scored) -> Match:
+        reference = self.index.references[ref]
+        line = scored.line
+        message = message_of(self.index, line)
+        score = round(min(1.0, scored.raw), 3)
+        gates = gates_for(self.index, reference, self.scorer.context, scored)
+        found = diagnostic_verdict(message, self.text)
+        candidates: list[CandidateMatch] = []
+        checks: list[CheckHint] = []
+        if reference.kind == "symptom":
+            evidence = self._evidence(reference, scored)
+            candidates, checks = rank_candidates(self.index, ref, evidence)
+        return Match(
+            id=reference.id,
+            title=reference.title,
+            summary=reference.summary,
+            kind=reference.kind,
+            score=score,
+            confident=is_confident(score, message, found, gates),
+            reasons=self._reasons(ref, scored, message, found, gates),
+            matched_message=message.text if message else None,
+            matched_span=scored.span,
+            message_kind=message.kind if message else None,
+            message_match=strength(line),
+            verdict=found,
+            context_disagrees=disagrees(gates),
+            candidates=candidates,
+            checks=checks,
+            next_checks=self.index.checks[ref].next_checks(candidates),
+        )
+
+    def _evidence(self, symptom: Reference, scored: Scored) -> PasteEvidence:
+        slots = [slot for message in symptom.messages for slot in message.slots]
+        causes = sorted(
+            {
+                ref
+                for candidate in symptom.candidates
+                if (ref := self.index.position(candidate.cause_id)) is not None
+            }
+        )
+        messages: dict[int, tuple[float, int]] = {}
+        for number, scores in self.neighbours:
+            if number == scored.line_number:
+                continue  # the symptom's own line says nothing about its cause
+            for ref in causes:
+                line = scores.best_line(self.index, ref)
+                if line is None or self.index.entry_kinds[line.entry] != "failure":
+                    continue
+                if line.similarity > messages.get(ref, (0.0, 0))[0]:
+                    messages[ref] = (line.similarity, number)
+        if not self._lowered:
+            self._lowered = evidence_text(self.text)
+        return PasteEvidence(
+            text=self.text,
+            lowered_text=self._lowered,
+            snippet_lines=self._snippet_lines,
+            values=read_values(self.text, slots),
+            messages=messages,
+            code_paths=self.scorer.code_paths,
+            given=self.scorer.context.given,
+            inferred=self.scorer.context.inferred,
+        )
+
+    def _reasons(
+        self,
+        ref: int,
+        scored: Scored,
+        message: Message | None,
+        value_verdict: ValueVerdict | None,
+        gates: list[str],
+    ) -> list[str]:
+        reasons = message_reasons(scored, message, value_verdict)
+        _, shared = self.scorer.keywords(ref)
+        if shared:
+            reasons.append(f"its title or tags share words with your text: {', '.join(shared[:6])}")
+        if ref in self.scorer.code_paths:
+            path = self.scorer.code_paths[ref]
+            reasons.append(f"a frame or log prefix passes through {path}, a code path it names")
+        reasons.extend(self.scorer.offset(ref)[1])
+        reasons.extend(gates)
+        return reasons
+
+
+def message_of(index: MatchIndex, line: LineScore | None) -> Message | None:
+    """The reference message a line score rests on."""
+    if line is None:
+        return None
+    return index.references[line.ref].messages[index.entry_messages[line.entry]]
+
+
+def gates_for(
+    index: MatchIndex, reference: Reference, context: QueryContext, scored: Scored
+) -> list[str]:
+    """Why a match may not be confident whatever its score: the run's context disagrees,
+    or the line was logged below the level of the failure it resembles."""
+    gates = context_gates(reference, context.given, context.inferred)
+    line = scored.line
+    if line is not None and quieter(scored.level, index.entry_levels[line.entry]):
+        gates.append(f"line {scored.line_number} is logged at {scored.level}, not as a failure")
+    return gates
+
+
+def diagnostic_verdict(message: Message | None, text: str) -> ValueVerdict | None:
+    """A diagnostic message read with the values of `text`; None for other kinds."""
+    if message is None or message.kind != "diagnostic":
+        return None
+    return value_verdict(message, read_values(text, message.slots))
+
+
+def is_confident(
+    score: float, message: Message | None, found: ValueVerdict | None, gates: list[str]
+) -> bool:
+    """Confident: a high score on a failure message (or a diagnostic read as failing), and
+    nothing in the context or the line's level against it."""
+    if score < CONFIDENT_THRESHOLD or gates or message is None:
+        return False
+    return message.kind == "failure" or (found is not None and found.state == "failing")
+
+
+def disagrees(gates: list[str]) -> bool:
+    """True when one of the gates is the run's context."""
+    return any(gate.startswith("context disagrees") for gate in gates)
+
+
+def message_reasons(
+    scored: Scored, message: Message | None, found: ValueVerdict | None
+) -> list[str]:
+    """Which line matched which message, and a diagnostic's reading, in words."""
+    reasons = [_message_reason(scored, message)]
+    if found is not None:
+        reasons.append(_verdict_reason(found))
+    return reasons
+
+
+def strength(line: LineScore | None) -> MessageMatch | None:
+    """How closely a line matched its message, in words."""
+    if line is None:
+        return None
+    if line.similarity >= CLOSE_MATCH:
+        return "close"
+    return "partial" if line.similarity >= PARTIAL_MATCH else "loose"
+
+
+def _message_reason(scored: Scored, message: Message | None) -> str:
+    if message is None or scored.line is None:
+        return "no line matched one of its messages; only its title, tags or code paths did"
+    quoted = _quote(message.text)
+    where = f"line {scored.line_number}" if scored.line_number else "your text"
+    close = strength(scored.line)
+    if close == "close":
+        return f"{where} matches its message “{quoted}”"
+    if close == "partial":
+        return f"{where} matches part of its message “{quoted}”"
+    return f"{where} only loosely resembles its message “{quoted}”"
+
+
+def _verdict_reason(found: ValueVerdict) -> str:
+    read = ", ".join(f"{name} {value}" for name, value in found.values.items()) or "no value"
+    rule = " or ".join(found.rule)
+    if found.state == "unknown":
+        return f"this is the output of a check; read {read}, not enough to judge ({rule})"
+    return f"this is the output of a check; read {read}: {found.state} (failing when {rule})"
+
+
+def _quote(text: str) -> str:
+    first = text.strip().split("\n", 1)[0]
+    return first if len(first) <= MESSAGE_QUOTE_CHARS else first[: MESSAGE_QUOTE_CHARS - 1] + "…"
+
+
+def value_verdict(message: Message, values: dict[str, Value]) -> ValueVerdict:
+    """A diagnostic message read with the values found: failing, healthy or unknown."""
+    kinds = slot_kinds(message.slots)
+    return ValueVerdict(
+        state=verdict(message.failing_when, message.healthy_when, values),
+        values={name: value_text(value, kinds.get(name, "n")) for name, value in values.items()},
+        rule=[rule_text(rule, values, kinds) for rule in message.failing_when],
+    )
+
+
+def healthy_line(index: MatchIndex, raw: str, line: LineScore) -> HealthyLine:
+    """A pasted line set aside as normal output."""
+    reference = index.references[line.ref]
+    message = reference.messages[index.entry_messages[line.entry]]
+    return HealthyLine(
+        text=raw.strip()[:HEALTHY_TEXT_CHARS],
+        id=reference.id,
+        title=reference.title,
+        message=message.text,
+    )

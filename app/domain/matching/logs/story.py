@@ -1,0 +1,267 @@
+"""The story of a whole log: which failures are roots and which lines follow from them.
+
+A scan's confident hits are the log's failures. Each symptom hit looks for an earlier
+failure that explains it, by these rules, strongest first:
+
+1. **A cause it lists, printed before it.** The symptom page's candidate causes (and the
+   causes that name it in `symptoms:`) are what produce it; one of them printed earlier is
+   its root.
+2. **A failure on the rank the others wait for.** A waiting symptom (tagged `hang` or
+   `timeout`: a collective timeout) printed on some ranks is explained by a failure printed
+   on ranks it was not printed on, before its last line: that rank crashed or stalled.
+3. **An earlier symptom with a cause in common.** An OOM before an engine's death shares
+   causes with it: the later symptom follows from the earlier one.
+
+A line is one failure: a hit whose lines all belong to a better-scoring hit is left to the
+hit list. A failure nothing explains is a root; a symptom root keeps its candidate causes, ranked by
+the evidence in the log. Failures that explain nothing of each other are separate roots.
+Roots are ordered by likelihood: failures before advisories (Python warnings and
+WARNING-level lines, which rarely end a run; NCCL's `WARN` is its error level and counts as
+a failure), then roots that explain later lines, then by first line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from ..index.match_index import MatchIndex
+from ..reading.evidence import line_level
+from ..reading.lines import plural
+from ..results import (
+    Consequence,
+    Diagnosis,
+    LogLine,
+    LogVerdict,
+    Root,
+    ScanHit,
+    UnrecognisedLine,
+)
+from .ranks import LogRanks, number_ranges
+
+# Tags that make a symptom a wait on other ranks: its cause is often on a rank that did
+# not print it.
+WAITING_TAGS = frozenset({"hang", "timeout"})
+# Lines quoted around a root's first line.
+CONTEXT_BEFORE = 3
+CONTEXT_AFTER = 3
+CONTEXT_CHARS = 500
+# Python's warnings module prints `UserWarning:`, `FutureWarning:` and the like.
+PYTHON_WARNING_RE = re.compile(r"\b[A-Z]\w*Warning:")
+# Levels of normal output: a line logged at them is never a failure by itself.
+QUIET_LEVELS = frozenset({"info", "debug"})
+
+
+@dataclass(frozen=True, slots=True)
+class _Link:
+    """Why one failure explains a later one; `strength` orders the rules above."""
+
+    parent: int
+    strength: int
+    why: str
+
+
+def diagnose(
+    index: MatchIndex,
+    hits: Sequence[ScanHit],
+    lines: Sequence[str],
+    ranks: LogRanks,
+    unrecognised: tuple[list[UnrecognisedLine], int],
+    notes: list[str],
+) -> Diagnosis:
+    """Roots and consequences of a log from its scan hits (see the module docstring)."""
+    confident = [hit for hit in hits if hit.confident]
+    failures = sorted(
+        (hit for hit in confident if not _shadowed(hit, confident)), key=lambda h: h.first_line
+    )
+    links = _links(index, failures)
+    roots = _roots(failures, links)
+    shown, total = unrecognised
+    built = [
+        _root(failures[number], followers, links, failures, lines, ranks)
+        for number, followers in roots.items()
+    ]
+    built.sort(key=lambda root: (_advisory(root, lines), not root.consequences, root.line))
+    return Diagnosis(
+        verdict=log_verdict(built, hits, total),
+        roots=built,
+        unrecognised=shown,
+        unrecognised_lines=total,
+        ranks=list(ranks.ranks),
+        hosts=list(ranks.hosts),
+        all_ranks=ranks.complete,
+        notes=notes,
+    )
+
+
+def log_verdict(roots: Sequence[Root], hits: Sequence[ScanHit], unrecognised: int) -> LogVerdict:
+    """The log in one word (see `LogVerdict`): a root wins, then a lead that could be a
+    failure, then an error-looking line nothing covers; a log with none of them is quiet."""
+    if roots:
+        return "failure"
+    if any(_could_be_a_failure(hit) for hit in hits):
+        return "leads"
+    return "unrecognised" if unrecognised else "quiet"
+
+
+def _could_be_a_failure(hit: ScanHit) -> bool:
+    """A lead is normal output when it is a check's output read as not failing (the
+    concurrency vLLM prints at start-up) or a line logged at INFO or DEBUG (NCCL's
+    start-up lines): it is listed, and it does not make a healthy log look broken."""
+    if hit.verdict is not None and hit.verdict.state != "failing":
+        return False
+    return line_level(hit.example) not in QUIET_LEVELS
+
+
+def _shadowed(hit: ScanHit, confident: Sequence[ScanHit]) -> bool:
+    """True when a better match already owns every line of `hit`: one line is one failure
+    in the story (a `CUDA error: an illegal memory access` line that also matches the OOM
+    page's `CUDA error: out of memory` in part is the illegal access, not also an OOM)."""
+    lines = set(hit.line_numbers)
+    return any(
+        other.score > hit.score
+        and other.first_line == hit.first_line
+        and lines <= set(other.line_numbers)
+        for other in confident
+    )
+
+
+def _links(index: MatchIndex, failures: Sequence[ScanHit]) -> dict[int, _Link]:
+    """The strongest explanation of each failure that has one, by position in `failures`."""
+    waiting = frozenset(r.id for r in index.references if WAITING_TAGS & set(r.tags))
+    links: dict[int, _Link] = {}
+    for number, later in enumerate(failures):
+        if later.kind != "symptom":
+            continue
+        best: _Link | None = None
+        for position, earlier in enumerate(failures):
+            found = _explains(index.symptom_causes, earlier, later, waiting, position)
+            if found is not None and (best is None or found.strength < best.strength):
+                best = found
+        if best is not None:
+            links[number] = best
+    return links
+
+
+def _explains(
+    symptom_causes: Mapping[str, frozenset[str]],
+    earlier: ScanHit,
+    later: ScanHit,
+    waiting: frozenset[str],
+    position: int,
+) -> _Link | None:
+    """How `earlier` explains the symptom `later`, by the strongest rule that holds."""
+    if earlier.id == later.id:
+        return None
+    causes = symptom_causes.get(later.id, frozenset())
+    before = earlier.first_line < later.first_line
+    if before and earlier.id in causes:
+        return _Link(position, 1, "its page lists this root as a cause, and the root came first")
+    other_ranks = earlier.ranks and later.ranks and not set(earlier.ranks) & set(later.ranks)
+    in_time = earlier.first_line <= later.last_line
+    if later.id in waiting and earlier.id not in waiting and other_ranks and in_time:
+        shown = _rank_list(earlier.ranks)
+        return _Link(position, 2, f"the root is on {shown}, which the waiting ranks wait for")
+    shared = symptom_causes.get(earlier.id, frozenset()) & causes
+    if before and earlier.kind == "symptom" and shared:
+        return _Link(position, 3, "the root came first, and the two share causes")
+    return None
+
+
+def _roots(failures: Sequence[ScanHit], links: Mapping[int, _Link]) -> dict[int, list[int]]:
+    """Each root's position with the positions it explains, directly or through others. A
+    cycle (two failures each explaining the other) is cut at its earliest line."""
+    roots: dict[int, list[int]] = {}
+    for number in range(len(failures)):
+        chain = [number]
+        while chain[-1] in links and links[chain[-1]].parent not in chain:
+            chain.append(links[chain[-1]].parent)
+        root = chain[-1]
+        if root in links:  # a cycle: its earliest member is the root
+            root = min(chain, key=lambda n: failures[n].first_line)
+        roots.setdefault(root, [])
+        if root != number:
+            roots[root].append(number)
+    return roots
+
+
+def _root(
+    hit: ScanHit,
+    followers: Sequence[int],
+    links: Mapping[int, _Link],
+    failures: Sequence[ScanHit],
+    lines: Sequence[str],
+    ranks: LogRanks,
+) -> Root:
+    consequences = [_consequence(failures[n], links.get(n)) for n in followers]
+    silent = list(ranks.silent(hit.ranks))
+    return Root(
+        id=hit.id,
+        kind=hit.kind,
+        title=hit.title,
+        line=hit.first_line,
+        line_numbers=hit.line_numbers,
+        count=hit.count,
+        ranks=hit.ranks,
+        hosts=hit.hosts,
+        silent_ranks=silent,
+        score=hit.score,
+        reasons=_reasons(hit, consequences, silent),
+        candidates=hit.candidates,
+        checks=hit.checks,
+        next_checks=hit.next_checks,
+        consequences=consequences,
+        context=_context(lines, hit.first_line),
+    )
+
+
+def _consequence(hit: ScanHit, link: _Link | None) -> Consequence:
+    why = link.why if link is not None else "it follows from what this root explains"
+    return Consequence(
+        id=hit.id,
+        title=hit.title,
+        first_line=hit.first_line,
+        last_line=hit.last_line,
+        count=hit.count,
+        ranks=hit.ranks,
+        hosts=hit.hosts,
+        why=why,
+    )
+
+
+def _reasons(hit: ScanHit, consequences: Sequence[Consequence], silent: Sequence[int]) -> list[str]:
+    reasons = []
+    if consequences:
+        count = sum(c.count for c in consequences)
+        reasons.append(f"explains {count:,} later {plural(count, 'line')}")
+    elif hit.kind == "symptom":
+        reasons.append(
+            "no cause it lists appears before it: its candidate causes are ranked by the "
+            "evidence in this log"
+        )
+    else:
+        reasons.append("nothing earlier in the log explains it")
+    if silent:
+        reasons.append(
+            f"{_rank_list(silent)} did not print it: for a wait on other ranks, that is "
+            "usually where the hang is"
+        )
+    return reasons
+
+
+def _context(lines: Sequence[str], number: int) -> list[LogLine]:
+    start = max(1, number - CONTEXT_BEFORE)
+    end = min(len(lines), number + CONTEXT_AFTER)
+    return [LogLine(number=n, text=lines[n - 1][:CONTEXT_CHARS]) for n in range(start, end + 1)]
+
+
+def _advisory(root: Root, lines: Sequence[str]) -> bool:
+    """A warning rather than a failure: it rarely ends a run, so it sorts after failures."""
+    first = lines[root.line - 1]
+    warned = line_level(first) == "warning" and "NCCL WARN" not in first
+    return warned or bool(PYTHON_WARNING_RE.search(first))
+
+
+def _rank_list(ranks: Sequence[int]) -> str:
+    return f"{plural(len(ranks), 'rank')} {number_ranges(ranks)}"

@@ -1,0 +1,119 @@
+"""Match one pasted message (a line, or a block such as a traceback) against the index: the
+entry the services call, and the one place that walks a paste through the rooms in order.
+
+`reading` gives the telling lines, the run's context and the code paths frames pass
+through; `index` gives each line's comparison key and the references whose rarer title
+words the text holds; per telling line, `search` compares only the message lines that can
+change the answer (asking the `Scorer`, as its `ScoreBounds`, how far a similarity can be
+lifted) and `scoring` turns what it compared into references' scores, the best line per
+reference counting (a line that is a reference's healthy message is set aside as normal
+output); references that only share title words or code paths with the text come in low;
+`judging` turns each score into what the answer says (confidence, kind, verdict,
+candidates, reasons).
+"""
+
+from __future__ import annotations
+
+from ....config import DEFAULT_MATCH_LIMIT
+from ....errors import LogTooLarge
+from ..index.match_index import MatchIndex
+from ..index.pieces import comparison_key
+from ..judging.judge import Judge, healthy_line
+from ..reading.context import QueryContext, RunContext, infer_context
+from ..reading.evidence import code_path_hits, line_level
+from ..reading.lines import count_lines, query_lines
+from ..reading.tokens import informative, keyword_stems
+from ..results import MatchResult
+from ..scoring.scorer import MIN_REPORT_SCORE, Scored, Scorer
+from ..search.bounded import PasteBar, search_line
+from ..search.budgeted import score_line
+from ..search.compare import LineScore, LineScores
+
+# A single-message paste beyond these is a log: use scan_log.
+MAX_MATCH_CHARS = 2 * 1024 * 1024
+
+
+MAX_MATCH_LINES = 2_000
+
+
+# A keyword held by more than this share of references, or by more than this many, does
+# not nominate candidates: it says too little, and scoring hundreds of references on
+# keywords alone would cost more than the message search.
+KEYWORD_CANDIDATE_SHARE = 0.20
+
+
+KEYWORD_CANDIDATE_MAX = 32
+
+
+def match_text(
+    index: MatchIndex,
+    text: str,
+    context: RunContext | None = None,
+    limit: int = DEFAULT_MATCH_LIMIT,
+    exhaustive: bool = False,
+) -> MatchResult:
+    """Rank references for a pasted message (one line or a block such as a traceback).
+
+    Lines that are healthy output are set aside (`healthy_lines`); every other telling
+    line is scored and the best line per reference counts, comparing only the message
+    lines that can change the answer (`bounded`); `exhaustive` compares every one, for
+    benchmarks and tests to compare the two.
+    """
+    line_count = count_lines(text)
+    if len(text) > MAX_MATCH_CHARS or line_count > MAX_MATCH_LINES:
+        raise LogTooLarge(
+            f"{len(text)} characters in {line_count} lines is over the limit for one message "
+            f"({MAX_MATCH_CHARS} characters, {MAX_MATCH_LINES} lines); scan it as a log instead"
+        )
+    inferred = infer_context(text) if text.strip() else {}
+    lines = query_lines(text)
+    normalized_text = "\n".join(normalized for _, _, normalized in lines)
+    if not lines or limit <= 0:
+        return MatchResult(normalized=normalized_text, inferred_context=inferred, matches=[])
+    code_paths = code_path_hits(text, index.code_paths)
+    keys = [comparison_key(normalized) for _, _, normalized in lines]
+    stems = keyword_stems({token for key in keys for token in informative(key.split())})
+    others = keyword_candidates(index, stems) | code_paths.keys()
+    scorer = Scorer(index, stems, QueryContext.of(context, inferred), code_paths)
+    best: dict[int, Scored] = {}
+    claimed: list[tuple[str, LineScore]] = []
+    neighbours: list[tuple[int, LineScores]] = []
+    bar = PasteBar(scorer, limit, MIN_REPORT_SCORE, best)
+    # The best `limit` over all lines are among the best `limit` of some line.
+    for (span, raw, _), key in zip(lines, keys, strict=True):
+        scores = (
+            score_line(index, key, exhaustive=True) if exhaustive else search_line(index, key, bar)
+        )
+        healthy = scores.claimed_healthy()
+        if healthy is not None:
+            claimed.append((raw, healthy))
+            continue
+        number = text.count("\n", 0, span[0]) + 1
+        neighbours.append((number, scores))
+        level = line_level(raw)
+        for scored in scorer.ranked(scores, limit, MIN_REPORT_SCORE):
+            ref = scored.line.ref if scored.line is not None else -1
+            if ref >= 0 and (ref not in best or scored.raw > best[ref].raw):
+                best[ref] = Scored(scored.raw, scored.line, span, level, number)
+    best.update(scorer.without_a_line(others - best.keys(), best, limit, MIN_REPORT_SCORE))
+    ranked = sorted(best.items(), key=lambda item: (-item[1].raw, item[0]))[:limit]
+    judge = Judge(index, scorer, text, neighbours)
+    matches = [judge.match(ref, scored) for ref, scored in ranked]
+    matches.sort(key=lambda m: (not m.confident, -m.score))
+    return MatchResult(
+        normalized=normalized_text,
+        inferred_context=inferred,
+        matches=matches,
+        healthy_lines=[healthy_line(index, raw, line) for raw, line in claimed],
+    )
+
+
+def keyword_candidates(index: MatchIndex, stems: set[str]) -> set[int]:
+    """References whose title, tags or summary hold one of the query's rarer words."""
+    limit = min(KEYWORD_CANDIDATE_MAX, max(1, int(len(index.references) * KEYWORD_CANDIDATE_SHARE)))
+    found: set[int] = set()
+    for token in stems:
+        refs = index.keyword_postings.get(token)
+        if refs is not None and len(refs) <= limit:
+            found.update(refs)
+    return found

@@ -1,0 +1,204 @@
+"""The story of a whole log: roots, what follows from them, ranks, unrecognised lines and
+what was skipped. Run against the small references of tests/fixtures/diagnosis, where
+fx-timeout is a waiting symptom (tagged `timeout`) listing fx-slow-link as a cause."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from paths import DIAGNOSIS
+
+from failref.domain.matching.index.match_index import MatchIndex, build_index
+from failref.domain.matching.logs.ranks import log_ranks, read_labels
+from failref.domain.matching.logs.scan import scan_log
+from failref.domain.matching.logs.story import diagnose
+from failref.domain.matching.results import ScanHit
+from failref.domain.references.folder import read_folder
+
+SLOW_LINK = "node1:100:200 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>"
+NO_CACHE = (
+    "ValueError: No available memory for the cache blocks. Try increasing "
+    "`gpu_memory_utilization` when initializing the engine."
+)
+START = "step {n} loss 2.3 lr 3e-4"
+
+
+def watchdog(rank: int) -> str:
+    return (
+        f"[rank{rank}]:[E112 15:47:18.7 ProcessGroupNCCL.cpp:629] [Rank {rank}] Watchdog caught "
+        "collective operation timeout: WorkNCCL(SeqNum=1085, OpType=ALLREDUCE, "
+        "Timeout(ms)=600000) ran for 600045 milliseconds before timing out."
+    )
+
+
+def log_of(*lines: str) -> str:
+    return "\n".join(lines) + "\n"
+
+
+@pytest.fixture(scope="module")
+def index() -> MatchIndex:
+    return build_index(read_folder(DIAGNOSIS).references)
+
+
+def test_a_cause_printed_before_its_symptom_is_the_root(index: MatchIndex) -> None:
+    log = log_of(START.format(n=1), SLOW_LINK, *(watchdog(r) for r in range(4)))
+    (root,) = scan_log(index, log).diagnosis.roots
+    assert (root.id, root.line, root.kind) == ("fx-slow-link", 2, "cause")
+    (consequence,) = root.consequences
+    assert (consequence.id, consequence.first_line, consequence.last_line) == ("fx-timeout", 3, 6)
+    assert (consequence.count, consequence.ranks) == (4, [0, 1, 2, 3])
+    assert "lists this root as a cause" in consequence.why
+    assert root.reasons[0] == "explains 4 later lines"
+    assert [line.number for line in root.context] == [1, 2, 3, 4, 5]
+
+
+def test_a_cause_printed_after_the_symptom_does_not_explain_it(index: MatchIndex) -> None:
+    log = log_of(watchdog(0), watchdog(1), SLOW_LINK)
+    roots = scan_log(index, log).diagnosis.roots
+    assert [(root.id, root.line) for root in roots] == [("fx-timeout", 1), ("fx-slow-link", 3)]
+    assert roots[0].candidates[0].id == "fx-slow-link"
+
+
+def test_a_failure_on_the_rank_the_others_wait_for_is_their_root(index: MatchIndex) -> None:
+    log = log_of(f"[rank3]: {NO_CACHE}", *(watchdog(r) for r in range(3)))
+    (root,) = scan_log(index, log).diagnosis.roots
+    assert (root.id, root.ranks) == ("fx-serving", [3])
+    (consequence,) = root.consequences
+    assert consequence.ranks == [0, 1, 2]
+    assert "rank 3, which the waiting ranks wait for" in consequence.why
+
+
+def test_a_timeout_alone_is_a_symptom_root_naming_the_silent_rank(index: MatchIndex) -> None:
+    log = log_of(*(START.format(n=n) for n in range(3)), "[rank3]: " + START.format(n=3))
+    log += log_of(*(watchdog(r) for r in range(3)))
+    diagnosis = scan_log(index, log).diagnosis
+    (root,) = diagnosis.roots
+    assert (root.id, root.kind, root.ranks, root.silent_ranks) == (
+        "fx-timeout",
+        "symptom",
+        [0, 1, 2],
+        [3],
+    )
+    assert any("rank 3 did not print it" in reason for reason in root.reasons)
+    assert root.candidates
+    assert root.checks
+    assert (diagnosis.ranks, diagnosis.all_ranks) == ([0, 1, 2, 3], True)
+
+
+def test_unrelated_failures_are_separate_roots_failures_before_warnings(
+    index: MatchIndex,
+) -> None:
+    warned = (
+        "W1102 10:00:00.123 4242 torch/_dynamo/convert_frame.py:844] "
+        "torch._dynamo hit config.recompile_limit (8)"
+    )
+    log = log_of(warned, "heartbeat 1", NO_CACHE)
+    roots = scan_log(index, log).diagnosis.roots
+    assert [(root.id, root.line) for root in roots] == [("fx-serving", 3), ("fx-recompiles", 1)]
+
+
+def test_two_symptoms_sharing_a_cause_chain_to_the_earlier(index: MatchIndex) -> None:
+    # fx-serving stands in for a symptom that shares fx-slow-link with fx-timeout.
+    shared = dict(index.symptom_causes, **{"fx-serving": frozenset({"fx-slow-link"})})
+    reference = next(r for r in index.references if r.id == "fx-serving")
+    as_symptom = dataclasses.replace(
+        index,
+        symptom_causes=shared,
+        references=tuple(
+            r.model_copy(update={"kind": "symptom"}) if r is reference else r
+            for r in index.references
+        ),
+    )
+    log = log_of(NO_CACHE, watchdog(0))
+    (root,) = scan_log(as_symptom, log).diagnosis.roots
+    assert root.id == "fx-serving"
+    assert root.consequences[0].why == "the root came first, and the two share causes"
+
+
+def test_error_looking_lines_nothing_matched_are_listed(index: MatchIndex) -> None:
+    log = log_of(
+        watchdog(0),
+        "torch.distributed.DistBackendError: NCCL communicator was aborted on rank 0.",
+        "torch.distributed.DistBackendError: NCCL communicator was aborted on rank 1.",
+        START.format(n=2),
+    )
+    diagnosis = scan_log(index, log).diagnosis
+    (line,) = diagnosis.unrecognised
+    assert (line.line, line.count, line.line_numbers) == (2, 2, [2, 3])
+    assert diagnosis.unrecognised_lines == 2
+
+
+@pytest.mark.parametrize(
+    ("lines", "verdict"),
+    [
+        pytest.param((SLOW_LINK, watchdog(0)), "failure", id="a-root"),
+        pytest.param(
+            (START.format(n=1), "ERROR: cache blocks memory not available for the engine"),
+            "leads",
+            id="a-resemblance-without-confidence",
+        ),
+        pytest.param(
+            (START.format(n=1), "Traceback (most recent call last):", "KeyError: 'lr'"),
+            "unrecognised",
+            id="an-error-nothing-covers",
+        ),
+        pytest.param(
+            (START.format(n=1), START.format(n=2), "checkpoint saved to /ckpt/step_2"),
+            "quiet",
+            id="training-output",
+        ),
+        pytest.param(("",), "quiet", id="empty"),
+    ],
+)
+def test_the_log_in_one_word(index: MatchIndex, lines: tuple[str, ...], verdict: str) -> None:
+    assert scan_log(index, log_of(*lines)).diagnosis.verdict == verdict
+
+
+@pytest.mark.parametrize(
+    ("log", "note"),
+    [
+        pytest.param("\n\n   \n", "no line with text", id="blank"),
+        pytest.param("x" * 1_000_000, "longer than 2,000 characters", id="a-1-MB-line"),
+        pytest.param("a\x00b\nc\x00\n", "NUL bytes: 2", id="nul"),
+        pytest.param("\x1b[31mred\x1b[0m\n", "Terminal escape sequences: 2", id="ansi"),
+        pytest.param("caf\ufffd\n", "not valid UTF-8", id="encoding"),
+    ],
+)
+def test_what_was_skipped_is_said(index: MatchIndex, log: str, note: str) -> None:
+    diagnosis = scan_log(index, log).diagnosis
+    assert diagnosis.roots == []
+    assert any(note in text for text in diagnosis.notes), diagnosis.notes
+
+
+def test_a_million_identical_lines_are_one_template(index: MatchIndex) -> None:
+    result = scan_log(index, watchdog(0) + "\n" + "same line\n" * 1_000_000, max_lines=2_000_000)
+    assert result.templates == 2
+    (root,) = result.diagnosis.roots
+    assert root.id == "fx-timeout"
+
+
+def hit(reference_id: str, score: float, lines: list[int]) -> ScanHit:
+    return ScanHit(
+        id=reference_id,
+        title=reference_id,
+        score=score,
+        confident=True,
+        count=len(lines),
+        first_line=lines[0],
+        last_line=lines[-1],
+        line_numbers=lines,
+        example="",
+        matched_message="",
+        reasons=[],
+    )
+
+
+def test_a_line_is_one_failure_the_best_match_of_it(index: MatchIndex) -> None:
+    lines = ["step 1", "RuntimeError: CUDA error: an illegal memory access", "step 2"]
+    both = [hit("fx-serving", 0.95, [2]), hit("fx-recompiles", 0.80, [2])]
+    story = diagnose(index, both, lines, log_ranks(read_labels("")), ([], 0), [])
+    assert [root.id for root in story.roots] == ["fx-serving"]
+    apart = [hit("fx-serving", 0.95, [2]), hit("fx-recompiles", 0.80, [2, 3])]
+    story = diagnose(index, apart, lines, log_ranks(read_labels("")), ([], 0), [])
+    assert [root.id for root in story.roots] == ["fx-serving", "fx-recompiles"]
