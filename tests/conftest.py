@@ -20,6 +20,7 @@ from fastapi.testclient import TestClient
 from paths import DIAGNOSIS, FIXTURES
 
 from failref.config import Settings
+from failref.store.db import make_engine, upgrade_database
 from failref.web.factory import create_app
 
 
@@ -73,18 +74,57 @@ def database_backend(request: pytest.FixtureRequest) -> str:
     return backend
 
 
+def migrated(url: str) -> None:
+    """Apply every migration to the database at `url` and let go of it."""
+    settings = Settings(database_url=url)
+    engine = make_engine(settings)
+    try:
+        upgrade_database(engine, settings)
+    finally:
+        engine.dispose()
+
+
+@pytest.fixture(scope="session")
+def migrated_sqlite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A SQLite file migrated to head, which each test copies: copying it costs less than
+    migrating (one per pytest-xdist worker, as every session-scoped fixture)."""
+    path = tmp_path_factory.mktemp("migrated") / "failref.db"
+    migrated(f"sqlite:///{path}")
+    assert not path.with_name(f"{path.name}-wal").exists(), "the copy would miss the WAL"
+    return path
+
+
+@pytest.fixture(scope="session")
+def migrated_postgresql(postgres_server: PostgresServer) -> Iterator[str]:
+    """A PostgreSQL database migrated to head, the template of each test's database."""
+    with postgres_server.in_use(alone=False):
+        url = postgres_server.create_database()
+    migrated(url)
+    yield url
+    with postgres_server.in_use(alone=False):
+        postgres_server.drop_database(url)
+
+
 @pytest.fixture
 def database_url(
     database_backend: str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> Iterator[str]:
-    """A temporary SQLite file, or a fresh database on the PostgreSQL server."""
+    """A temporary SQLite file, or a database of its own on the PostgreSQL server: migrated
+    to head, as the app leaves it on its first start, or, for a test marked
+    `empty_database` (the migrations' own tests), a database no migration has touched."""
+    empty = request.node.get_closest_marker("empty_database") is not None
     if database_backend == "sqlite":
-        yield f"sqlite:///{tmp_path / 'db' / 'failref.db'}"
+        path = tmp_path / "db" / "failref.db"
+        if not empty:
+            path.parent.mkdir()
+            shutil.copyfile(request.getfixturevalue("migrated_sqlite"), path)
+        yield f"sqlite:///{path}"
         return
     server: PostgresServer = request.getfixturevalue("postgres_server")
+    template = None if empty else request.getfixturevalue("migrated_postgresql")
     alone = request.node.get_closest_marker("stops_postgresql") is not None
     with server.in_use(alone=alone):
-        url = server.create_database()
+        url = server.create_database(template)
         with closing_left_connections():
             yield url
         server.drop_database(url)

@@ -49,14 +49,14 @@ class PostgresServer:
         self.url = make_url(url)
         self.admin = create_engine(url, poolclass=NullPool, isolation_level="AUTOCOMMIT")
 
-    def create_database(self) -> str:
-        """A new, empty database; its SQLAlchemy URL."""
+    def create_database(self, template: str | None = None) -> str:
+        """A new database, empty or a copy of the database at `template` (a URL on this
+        server that nothing is connected to); its SQLAlchemy URL."""
         name = f"failref_test_{uuid.uuid4().hex[:16]}"
+        source = make_url(template).database if template else "template0"
         with self.admin.connect() as connection:
-            # FILE_COPY from the empty template is the quicker of the two strategies here.
-            connection.execute(
-                text(f"CREATE DATABASE {name} TEMPLATE template0 STRATEGY FILE_COPY")
-            )
+            # FILE_COPY is the quicker of the two strategies for databases this small.
+            connection.execute(text(f"CREATE DATABASE {name} TEMPLATE {source} STRATEGY FILE_COPY"))
         return self.url.set(database=name).render_as_string(hide_password=False)
 
     def drop_database(self, url: str) -> None:

@@ -97,6 +97,7 @@ def test_load_reports_broken_files_and_exits_1(runner: CliRunner, references_dir
     assert "2 references in the index." in result.output
 
 
+@pytest.mark.empty_database
 def test_db_upgrade(runner: CliRunner) -> None:
     result = runner.invoke(cli, ["db", "upgrade"])
     assert result.exit_code == 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import text
@@ -14,6 +15,9 @@ from failref.config import Settings
 from failref.store.db import make_engine, upgrade_database
 from failref.store.index import sync_folder
 from failref.store.models import ReferenceRow
+
+# The migrations themselves are under test: each starts from a database none has touched.
+pytestmark = pytest.mark.empty_database
 
 
 def test_rows_indexed_before_0005_count_as_imported(

@@ -29,6 +29,9 @@ from failref.store.db import (
 )
 from failref.store.models import GapRow
 
+# The migrations themselves are under test: each starts from a database none has touched.
+pytestmark = pytest.mark.empty_database
+
 # Every table the models declare, which the migrations must create, and Alembic's own.
 TABLES = {*SQLModel.metadata.tables, "alembic_version"}
 WAIT_S = 30.0
