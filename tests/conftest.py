@@ -8,6 +8,7 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
+import coverage
 import pytest
 from databases import (
     BACKENDS,
@@ -49,6 +50,28 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         (drop if on_postgresql == (chosen == "sqlite") else keep).append(item)
     config.hook.pytest_deselected(items=drop)
     items[:] = keep
+
+
+@pytest.fixture(autouse=True)
+def traced_once(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Coverage pauses for the PostgreSQL half of a test that runs on both databases: it runs
+    the lines the SQLite half ran, and tracing them again would cost a fifth of the half's
+    time for no new line. What only PostgreSQL runs (advisory locks, LISTEN/NOTIFY, its
+    errors) is traced in the tests about PostgreSQL itself (`POSTGRESQL_ONLY`)."""
+    tracing = coverage.Coverage.current()
+    node = request.node
+    if (
+        tracing is None
+        or node.get_closest_marker("postgresql") is None
+        or node.get_closest_marker("postgresql_only") is not None
+    ):
+        yield
+        return
+    tracing.stop()
+    try:
+        yield
+    finally:
+        tracing.start()
 
 
 @pytest.fixture(scope="session")

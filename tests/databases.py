@@ -38,7 +38,8 @@ NO_SERVER = (
 SQLITE_ONLY = pytest.mark.parametrize("database_backend", ["sqlite"])
 # For a test about PostgreSQL itself (advisory locks, NOTIFY, stopping the server).
 POSTGRESQL_ONLY = pytest.mark.parametrize(
-    "database_backend", [pytest.param("postgresql", marks=pytest.mark.postgresql)]
+    "database_backend",
+    [pytest.param("postgresql", marks=[pytest.mark.postgresql, pytest.mark.postgresql_only])],
 )
 
 
