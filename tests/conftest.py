@@ -13,6 +13,7 @@ import pytest
 from databases import (
     BACKENDS,
     NO_SERVER,
+    DatabasePool,
     PostgresServer,
     closing_left_connections,
     postgres_url,
@@ -118,14 +119,16 @@ def migrated_sqlite(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def migrated_postgresql(postgres_server: PostgresServer) -> Iterator[str]:
-    """A PostgreSQL database migrated to head, the template of each test's database."""
+def postgresql_pool(postgres_server: PostgresServer) -> Iterator[DatabasePool]:
+    """Databases migrated to head on the PostgreSQL server, lent to one test at a time."""
     with postgres_server.in_use(alone=False):
-        url = postgres_server.create_database()
-    migrated(url)
-    yield url
+        template = postgres_server.create_database()
+    migrated(template)
+    pool = DatabasePool(postgres_server, template)
+    yield pool
     with postgres_server.in_use(alone=False):
-        postgres_server.drop_database(url)
+        pool.close()
+        postgres_server.drop_database(template)
 
 
 @pytest.fixture
@@ -133,8 +136,9 @@ def database_url(
     database_backend: str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> Iterator[str]:
     """A temporary SQLite file, or a database of its own on the PostgreSQL server: migrated
-    to head, as the app leaves it on its first start, or, for a test marked
-    `empty_database` (the migrations' own tests), a database no migration has touched."""
+    to head and without rows, as the app finds it after its first migration (on PostgreSQL
+    one the pool emptied), or, for a test marked `empty_database` (the migrations' own
+    tests), a database no migration has touched."""
     empty = request.node.get_closest_marker("empty_database") is not None
     if database_backend == "sqlite":
         path = tmp_path / "db" / "failref.db"
@@ -144,13 +148,16 @@ def database_url(
         yield f"sqlite:///{path}"
         return
     server: PostgresServer = request.getfixturevalue("postgres_server")
-    template = None if empty else request.getfixturevalue("migrated_postgresql")
+    pool: DatabasePool | None = None if empty else request.getfixturevalue("postgresql_pool")
     alone = request.node.get_closest_marker("stops_postgresql") is not None
     with server.in_use(alone=alone):
-        url = server.create_database(template)
+        url = pool.take() if pool else server.create_database()
         with closing_left_connections():
             yield url
-        server.drop_database(url)
+        if pool:
+            pool.give_back(url)
+        else:
+            server.drop_database(url)
 
 
 @pytest.fixture

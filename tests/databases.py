@@ -20,7 +20,7 @@ from typing import Any
 
 import psycopg
 import pytest
-from sqlalchemy import Engine, create_engine, event, make_url, text
+from sqlalchemy import Connection, Engine, create_engine, event, make_url, text
 from sqlalchemy.pool import NullPool, Pool
 
 from failref.store.db import WRITE_LOCK_KEY, is_postgresql
@@ -41,6 +41,71 @@ POSTGRESQL_ONLY = pytest.mark.parametrize(
     "database_backend",
     [pytest.param("postgresql", marks=[pytest.mark.postgresql, pytest.mark.postgresql_only])],
 )
+
+
+TABLES = "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename"
+# What a test could change of a database besides its rows: tables, columns, indexes,
+# constraints, functions, triggers, sequences, and the Alembic revision.
+SHAPE = """
+SELECT concat_ws(E'\n',
+  (SELECT string_agg(table_name || '.' || column_name || ' ' || data_type || ' '
+     || is_nullable || ' ' || coalesce(column_default, ''), ',' ORDER BY table_name, column_name)
+   FROM information_schema.columns WHERE table_schema = 'public'),
+  (SELECT string_agg(indexdef, ',' ORDER BY indexdef) FROM pg_indexes WHERE schemaname = 'public'),
+  (SELECT string_agg(conname || ' ' || pg_get_constraintdef(c.oid), ',' ORDER BY conname)
+   FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace WHERE nspname = 'public'),
+  (SELECT string_agg(proname, ',' ORDER BY proname)
+   FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE nspname = 'public'),
+  (SELECT string_agg(tgname, ',' ORDER BY tgname) FROM pg_trigger WHERE NOT tgisinternal),
+  (SELECT string_agg(sequencename, ',' ORDER BY sequencename) FROM pg_sequences
+   WHERE schemaname = 'public'),
+  (SELECT string_agg(version_num, ',') FROM alembic_version))
+"""
+
+
+def schema_shape(connection: Connection) -> str:
+    """Everything of a database's schema that emptying its tables would not put back."""
+    shape: str = connection.execute(text(SHAPE)).scalar_one()
+    return shape
+
+
+class DatabasePool:
+    """Databases migrated to head, each lent to one test at a time and emptied when it comes
+    back: emptying one (TRUNCATE) costs a fraction of creating one, which copies the
+    template's files and forces two checkpoints. One pool per pytest-xdist worker."""
+
+    def __init__(self, server: PostgresServer, template: str) -> None:
+        self.server = server
+        self.template = template
+        engine = create_engine(template, poolclass=NullPool)
+        try:
+            with engine.connect() as connection:
+                self.shape = schema_shape(connection)
+        finally:
+            engine.dispose()
+        self.spare: list[str] = []
+        self.lent: set[str] = set()
+
+    def take(self) -> str:
+        """A database migrated to head with no rows: a spare one, or a new copy."""
+        url = self.spare.pop() if self.spare else self.server.create_database(self.template)
+        self.lent.add(url)
+        return url
+
+    def give_back(self, url: str) -> None:
+        """Empty a lent database for the next test, or drop it if its schema changed."""
+        self.lent.discard(url)
+        if self.server.emptied(url, self.shape):
+            self.spare.append(url)
+        else:
+            self.server.drop_database(url)
+
+    def close(self) -> None:
+        """Drop every database of the pool."""
+        for url in [*self.spare, *self.lent]:
+            self.server.drop_database(url)
+        self.spare.clear()
+        self.lent.clear()
 
 
 class PostgresServer:
@@ -65,6 +130,34 @@ class PostgresServer:
         name = make_url(url).database
         with self.admin.connect() as connection:
             connection.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+
+    def emptied(self, url: str, shape: str) -> bool:
+        """End every connection to the database at `url` and empty its tables (identities
+        restarted), keeping the Alembic revision, when its schema still has `shape`;
+        whether it did (a test that changed the schema leaves a database to drop)."""
+        name = make_url(url).database
+        with self.admin.connect() as connection:
+            connection.execute(
+                text(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                    "WHERE datname = :name AND pid <> pg_backend_pid()"
+                ),
+                {"name": name},
+            )
+        engine = create_engine(url, poolclass=NullPool)
+        try:
+            with engine.begin() as connection:
+                if schema_shape(connection) != shape:
+                    return False
+                tables = [
+                    f'"{table}"'
+                    for table in connection.execute(text(TABLES)).scalars()
+                    if table != "alembic_version"
+                ]
+                connection.execute(text(f"TRUNCATE {', '.join(tables)} RESTART IDENTITY CASCADE"))
+        finally:
+            engine.dispose()
+        return True
 
     @contextmanager
     def in_use(self, *, alone: bool) -> Iterator[None]:
