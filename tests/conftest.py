@@ -22,7 +22,7 @@ from fastapi.testclient import TestClient
 from paths import DIAGNOSIS, FIXTURES
 
 from failref.config import Settings
-from failref.store.db import make_engine, upgrade_database
+from failref.services.library import migrate
 from failref.web.factory import create_app
 
 
@@ -98,22 +98,12 @@ def database_backend(request: pytest.FixtureRequest) -> str:
     return backend
 
 
-def migrated(url: str) -> None:
-    """Apply every migration to the database at `url` and let go of it."""
-    settings = Settings(database_url=url)
-    engine = make_engine(settings)
-    try:
-        upgrade_database(engine, settings)
-    finally:
-        engine.dispose()
-
-
 @pytest.fixture(scope="session")
 def migrated_sqlite(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A SQLite file migrated to head, which each test copies: copying it costs less than
     migrating (one per pytest-xdist worker, as every session-scoped fixture)."""
     path = tmp_path_factory.mktemp("migrated") / "failref.db"
-    migrated(f"sqlite:///{path}")
+    migrate(Settings(database_url=f"sqlite:///{path}"))
     assert not path.with_name(f"{path.name}-wal").exists(), "the copy would miss the WAL"
     return path
 
@@ -123,12 +113,11 @@ def postgresql_pool(postgres_server: PostgresServer) -> Iterator[DatabasePool]:
     """Databases migrated to head on the PostgreSQL server, lent to one test at a time."""
     with postgres_server.in_use(alone=False):
         template = postgres_server.create_database()
-    migrated(template)
+    migrate(Settings(database_url=template))
     pool = DatabasePool(postgres_server, template)
     yield pool
     with postgres_server.in_use(alone=False):
         pool.close()
-        postgres_server.drop_database(template)
 
 
 @pytest.fixture

@@ -70,8 +70,8 @@ def schema_shape(connection: Connection) -> str:
 
 
 class DatabasePool:
-    """Databases migrated to head, each lent to one test at a time and emptied when it comes
-    back: emptying one (TRUNCATE) costs a fraction of creating one, which copies the
+    """Copies of a template migrated to head (the pool drops it when closed), each lent to
+    one test at a time and emptied when it comes back: emptying one (TRUNCATE) costs a fraction of creating one, which copies the
     template's files and forces two checkpoints. One pool per pytest-xdist worker."""
 
     def __init__(self, server: PostgresServer, template: str) -> None:
@@ -84,28 +84,23 @@ class DatabasePool:
         finally:
             engine.dispose()
         self.spare: list[str] = []
-        self.lent: set[str] = set()
 
     def take(self) -> str:
         """A database migrated to head with no rows: a spare one, or a new copy."""
-        url = self.spare.pop() if self.spare else self.server.create_database(self.template)
-        self.lent.add(url)
-        return url
+        return self.spare.pop() if self.spare else self.server.create_database(self.template)
 
     def give_back(self, url: str) -> None:
         """Empty a lent database for the next test, or drop it if its schema changed."""
-        self.lent.discard(url)
         if self.server.emptied(url, self.shape):
             self.spare.append(url)
         else:
             self.server.drop_database(url)
 
     def close(self) -> None:
-        """Drop every database of the pool."""
-        for url in [*self.spare, *self.lent]:
+        """Drop the spare databases and the template."""
+        for url in [*self.spare, self.template]:
             self.server.drop_database(url)
         self.spare.clear()
-        self.lent.clear()
 
 
 class PostgresServer:

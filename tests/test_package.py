@@ -8,10 +8,8 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
-import time
 import tomllib
 import urllib.request
 from dataclasses import dataclass
@@ -19,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from paths import ROOT
+from servers import LOOPBACK, answers, free_port, wait_for
 
 # What a wheel is built from: the files pyproject.toml reads, nothing else of the checkout.
 BUILT_FROM = ("pyproject.toml", "README.md", "app", "references", "migrations", "static")
@@ -27,7 +26,6 @@ OOM = (
     "total capacity of 79.15 GiB of which 1.20 GiB is free."
 )
 PIP = (sys.executable, "-m", "pip")
-SERVER_START_TIMEOUT_S = 60.0
 COMMAND_TIMEOUT_S = 300
 
 
@@ -156,39 +154,27 @@ def test_scan_reads_a_log_from_outside_the_checkout(installed: Installed) -> Non
 
 
 def test_serve_answers_pages_and_static_files(installed: Installed) -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    with subprocess.Popen(
-        [str(installed.bin / "failref"), "serve", "--port", str(port), "--no-access-log"],
-        cwd=installed.home,
-        env=installed.environment(),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    ) as server:
+    port = free_port()
+    log = installed.home / "serve.log"
+    with (
+        log.open("w") as stderr,
+        subprocess.Popen(  # the child keeps its own copy
+            [str(installed.bin / "failref"), "serve", "--port", str(port), "--no-access-log"],
+            cwd=installed.home,
+            env=installed.environment(),
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+        ) as server,
+    ):
         try:
-            base = f"http://127.0.0.1:{port}"
-            wait_until_ready(base, server)
+            wait_for(lambda: server.poll() is not None or answers(port, "/readyz"), "serve")
+            assert server.poll() is None, f"failref serve exited: {log.read_text()[-2000:]}"
             for path in ("/static/style.css", "/r/cuda-out-of-memory", "/api/v1/references"):
-                with urllib.request.urlopen(base + path, timeout=10) as answer:
-                    assert answer.status == 200, path
+                with urllib.request.urlopen(f"http://{LOOPBACK}:{port}{path}", timeout=10) as got:
+                    assert got.status == 200, path
         finally:
             server.send_signal(signal.SIGTERM)
             server.wait(timeout=30)
-
-
-def wait_until_ready(base: str, server: subprocess.Popen[bytes]) -> None:
-    """Poll /readyz until the server answers; fail with its output if it exits first."""
-    deadline = time.monotonic() + SERVER_START_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            pytest.fail(f"failref serve exited: {server.stderr.read().decode()[-2000:]}")  # type: ignore[union-attr]
-        try:
-            with urllib.request.urlopen(base + "/readyz", timeout=2):
-                return
-        except OSError:
-            time.sleep(0.1)
-    pytest.fail("failref serve did not become ready")
 
 
 def project_version() -> str:

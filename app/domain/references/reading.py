@@ -19,15 +19,14 @@ PARSING_LIBRARIES = ("markdown-it-py", "PyYAML", "pydantic", "pydantic-core")
 @cache
 def parser_version() -> str:
     """The digest of the app's Python sources and the parsing libraries' versions."""
-    root = PACKAGE_DIR
     digest = hashlib.sha256()
     for library in PARSING_LIBRARIES:
         digest.update(f"{library}=={version(library)}\n".encode())
-    sources = sorted(root.rglob("*.py"))
+    sources = sorted(PACKAGE_DIR.rglob("*.py"))
     if not sources:  # compiled files alone: nothing tells this parser from another one
         digest.update(uuid.uuid4().bytes)
     for path in sources:
-        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+        digest.update(path.relative_to(PACKAGE_DIR).as_posix().encode() + b"\0")
         digest.update(path.read_bytes() + b"\0")
     return digest.hexdigest()
 
