@@ -216,7 +216,7 @@ def _read_text(text: str | None) -> str:
 @click.option("--framework", help="Framework of the run, e.g. pytorch, vllm.")
 @click.option("--phase", help="training, inference, ...")
 @click.option("--gpu", help="GPU model, e.g. H100.")
-@click.option("--gpus", type=click.IntRange(min=1), help="How many GPUs the run uses.")
+@click.option("--gpus", help="How many GPUs, as you would write it: 8, '8x H100', '2 x 8'.")
 @click.option("--model", help="The model, e.g. llama-3-70b.")
 @click.option(
     "--limit",
@@ -232,7 +232,7 @@ def match(
     framework: str | None,
     phase: str | None,
     gpu: str | None,
-    gpus: int | None,
+    gpus: str | None,
     model: str | None,
     limit: int,
     as_json: bool,
@@ -244,6 +244,11 @@ def match(
     if as_json:
         click.echo(MatchResponse.of(result, reference_path).model_dump_json(indent=2))
         return
+    if result.context_read:
+        read = ", ".join(f"{k}={v}" for k, v in result.context_read.items())
+        click.echo(f"read from your context: {read}")
+    for ignored in result.context_ignored:
+        click.echo(f"not understood: {ignored}")
     if result.inferred_context:
         inferred = ", ".join(f"{k}={v}" for k, v in result.inferred_context.items())
         click.echo(f"inferred from the text: {inferred}")

@@ -7,7 +7,7 @@ the page and the JSON API remember what a person asked; tools and the CLI do not
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from ..config import DEFAULT_MATCH_LIMIT, MAX_MATCH_LIMIT
@@ -50,6 +50,8 @@ class Outcome:
     scan: ScanResult | None
     inferred: dict[str, str]
     healthy: tuple[HealthyLine, ...] = ()
+    read: dict[str, str] = field(default_factory=dict)  # what was read of the user's context
+    ignored: tuple[str, ...] = ()  # what of it could not be read
 
     @property
     def confident(self) -> bool:
@@ -118,11 +120,26 @@ def analyse_paste(library: Library, text: str, context: RunContext, *, remember:
         # Titles near the last lines help only where errors went unrecognised.
         unknown = scan.diagnosis.verdict == "unrecognised"
         closest = _closest_in_log(library.catalog, text, context) if unknown else ()
-        return Outcome("scan", closest, scan, scan.inferred_context)
+        return Outcome(
+            "scan",
+            closest,
+            scan,
+            scan.inferred_context,
+            read=scan.context_read,
+            ignored=tuple(scan.context_ignored),
+        )
     result = match_message(library, text, context, remember=remember)
     cards = tuple(MatchCard(match, _highlight(text, match)) for match in result.matches)
     healthy = tuple(result.healthy_lines)
-    return Outcome("match", cards, None, result.inferred_context, healthy)
+    return Outcome(
+        "match",
+        cards,
+        None,
+        result.inferred_context,
+        healthy,
+        read=result.context_read,
+        ignored=tuple(result.context_ignored),
+    )
 
 
 def _highlight(text: str, match: Match) -> Highlight | None:

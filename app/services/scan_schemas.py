@@ -102,7 +102,13 @@ class ScanResponse(BaseModel):
     templates: int = Field(description="Distinct lines once numbers, paths, ... are masked.")
     fuzzy_templates: int = Field(description="Templates compared with the references.")
     capped: bool = Field(description="True when more templates qualified than were compared.")
-    inferred_context: dict[str, str]
+    inferred_context: dict[str, str] = Field(description="Context found in the log itself.")
+    context_read: dict[str, str] = Field(
+        description="What was read from each context field you sent (canonical names)."
+    )
+    context_ignored: list[str] = Field(
+        description="What of your context could not be read; it counts for nothing."
+    )
     healthy_lines: int = Field(description="Lines recognised as normal output.")
     hits: list[ScanHitPublic]
     diagnosis: DiagnosisPublic

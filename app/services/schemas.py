@@ -163,6 +163,12 @@ class QueryEcho(BaseModel):
 
     normalized: str = Field(description="The text after masking numbers, paths, hosts, ...")
     inferred_context: dict[str, str] = Field(description="Context found in the text itself.")
+    context_read: dict[str, str] = Field(
+        description="What was read from each context field you sent (canonical names)."
+    )
+    context_ignored: list[str] = Field(
+        description="What of your context could not be read; it counts for nothing."
+    )
 
 
 CONFIDENCE_NOTE = (
@@ -240,7 +246,12 @@ class MatchResponse(BaseModel):
             )
             for match in result.matches
         ]
-        query = QueryEcho(normalized=result.normalized, inferred_context=result.inferred_context)
+        query = QueryEcho(
+            normalized=result.normalized,
+            inferred_context=result.inferred_context,
+            context_read=result.context_read,
+            context_ignored=result.context_ignored,
+        )
         return cls(
             query=query,
             matches=matches,

@@ -105,6 +105,8 @@ class MatchResult(BaseModel):
 
     normalized: str
     inferred_context: dict[str, str]
+    context_read: dict[str, str] = Field(default_factory=dict)
+    context_ignored: list[str] = Field(default_factory=list)
     matches: list[Match]
     healthy_lines: list[HealthyLine] = Field(default_factory=list)
 
@@ -228,6 +230,8 @@ class ScanResult(BaseModel):
     fuzzy_cap: int
     capped: bool = Field(description="True when more templates qualified than the cap.")
     inferred_context: dict[str, str]
+    context_read: dict[str, str] = Field(default_factory=dict)
+    context_ignored: list[str] = Field(default_factory=list)
     hits: list[ScanHit]
     healthy_lines: int = Field(default=0, description="Lines recognised as normal output.")
     diagnosis: Diagnosis

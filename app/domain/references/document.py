@@ -138,6 +138,11 @@ class Reference(Frozen):
     category: Category
     tags: tuple[str, ...]
     frameworks: tuple[str, ...]
+    engine_specific: bool = Field(
+        default=False,
+        description="The failure belongs to the engines in `frameworks`; a run on another "
+        "engine contradicts it. False: it happens anywhere, `frameworks` says where seen.",
+    )
     phases: tuple[str, ...]
     hardware: tuple[str, ...] = ()
     calculator: CalculatorSpec | None = None

@@ -23,7 +23,15 @@ from .problems import Problem
 MAX_TITLE_LENGTH = 160
 MAX_SUMMARY_LENGTH = 400
 REQUIRED_KEYS = ("id", "title", "summary", "category", "tags", "frameworks", "phases", "updated")
-OPTIONAL_KEYS = ("kind", "hardware", "calculator", "aliases", "code_paths", "symptoms")
+OPTIONAL_KEYS = (
+    "kind",
+    "engine_specific",
+    "hardware",
+    "calculator",
+    "aliases",
+    "code_paths",
+    "symptoms",
+)
 # A code path is whole path segments: `torch/_dynamo/`, `fused_moe.py`,
 # `deepspeed/runtime/zero/stage3.py`. No wildcards: it is looked up, never compiled.
 CODE_PATH_RE = re.compile(r"[\w.-]+(?:/[\w.-]+)*/?")
@@ -150,6 +158,13 @@ def _check_kind(value: Any, line: int, found: Collector) -> str | None:
     return str(value)
 
 
+def _check_engine_specific(value: Any, line: int, found: Collector) -> bool | None:
+    if not isinstance(value, bool):
+        found.add(line, "front matter", "engine_specific must be true or false")
+        return None
+    return value
+
+
 def _check_code_paths(value: Any, line: int, found: Collector) -> tuple[str, ...] | None:
     paths = _check_list(required=False)(value, line, found)
     if paths is None:
@@ -211,6 +226,7 @@ _FIELD_CHECKS: dict[str, Callable[[Any, int, Collector], Any]] = {
     "title": _check_text(MAX_TITLE_LENGTH),
     "summary": _check_summary,
     "kind": _check_kind,
+    "engine_specific": _check_engine_specific,
     "category": _check_category,
     "tags": _check_tags,
     "frameworks": _check_list(required=True),

@@ -5,17 +5,14 @@ The routes parse the request into a `PasteForm`; `app.services.analysis` does th
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 
 from ...config import Settings
-from ...domain.matching.reading.context import FIELD_CHARS, MAX_GPUS, NOTES_CHARS, RunContext
+from ...domain.matching.reading.context import RunContext
 from ...domain.redact import SECRET, redact
-from ...errors import InvalidInput
 
 # A shareable `/?q=` URL stays short enough for chat messages and server logs.
 SHARE_MAX_CHARS = 500
-GPU_COUNT_RE = re.compile(r"[0-9]{1,7}")
 CONTEXT_FIELDS = ("framework", "phase", "gpu", "gpus", "model", "notes")
 CONTEXT_LABELS = {
     "framework": "Framework",
@@ -96,27 +93,9 @@ class PasteForm:
         return cls(log.replace("\r\n", "\n"), **{k: v.strip() for k, v in context.items()})
 
     def run_context(self) -> RunContext:
-        """The run context the user gave; InvalidInput names a field that makes no sense."""
-        for name in CONTEXT_FIELDS:
-            limit = NOTES_CHARS if name == "notes" else FIELD_CHARS
-            if name != "gpus" and len(getattr(self, name)) > limit:
-                label = CONTEXT_LABELS[name]
-                raise InvalidInput(f"{label}: at most {limit} characters", field=name)
-        gpus = None
-        if self.gpus:
-            # ASCII digits only: `'²'.isdigit()` is true and `int('²')` fails.
-            if not GPU_COUNT_RE.fullmatch(self.gpus) or not 1 <= int(self.gpus) <= MAX_GPUS:
-                message = f"GPU count: must be a whole number from 1 to {MAX_GPUS:,}"
-                raise InvalidInput(message, field="gpus")
-            gpus = int(self.gpus)
-        return RunContext(
-            framework=self.framework or None,
-            phase=self.phase or None,
-            gpu=self.gpu or None,
-            gpus=gpus,
-            model=self.model or None,
-            notes=self.notes or None,
-        )
+        """The run context the user gave, as typed: every field is read, none refused
+        (`reading.context.read_context` reports what it could not read)."""
+        return RunContext(**{name: getattr(self, name) or None for name in CONTEXT_FIELDS})
 
     def context_values(self) -> dict[str, str]:
         """The context fields the user filled in."""

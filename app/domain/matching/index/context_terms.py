@@ -1,8 +1,11 @@
-"""What a run's context says of each reference: it agrees or disagrees field by field, which
-lifts or lowers the reference's score a little (`context_adjustment`). `ContextTerms` are
-what the verdicts read of one reference (worked out once, kept per reference), and
-`ContextVerdicts` remembers the verdicts per index and context; whether a context
-contradicts a reference outright is the judge's call (`judging.gates`).
+"""What a run's context says of each reference: a field that agrees lifts the reference's
+score a little, and only a real contradiction lowers it (`context_adjustment`): the user
+said the run only serves and the failure only happens in training, a single GPU for a
+multi-GPU failure, another engine for a failure that belongs to its engines
+(`engine_specific`), or the notes rule it out. What the text gives away only lifts.
+`ContextTerms` are what the verdicts read of one reference (worked out once, kept per
+reference), and `ContextVerdicts` remembers the verdicts per index and context; whether a
+context contradicts a reference outright is the judge's call (`judging.gates`).
 
 Context never makes a match on its own: the matcher multiplies, so a reference whose
 messages do not match stays at zero.
@@ -11,11 +14,12 @@ messages do not match stays at zero.
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from functools import cached_property
 
 from ...references.document import Reference
-from ..reading.context import GPU, MODEL
+from ..reading.context import MODEL, NO_FIELDS, ContextFields
+from ..reading.context_words import GPU, framework_name
 from ..reading.tokens import STOPWORDS, words
 from .views import PerReference
 
@@ -60,25 +64,39 @@ NEGATIONS_BEFORE = frozenset(
 )
 NEGATIONS_AFTER = frozenset({"disabled", "off", "removed", "unused"})
 NEGATION_WINDOW = 3
-FRAMEWORK_ALIASES = {
-    "torch": "pytorch",
-    "megatron-lm": "megatron",
-    "megatron-core": "megatron",
-    "nemo": "megatron",
-    "pytorch-lightning": "lightning",
-    "lightning-ai": "lightning",
-    "tf": "tensorflow",
-    "trtllm": "tensorrt-llm",
-    "tgi": "text-generation-inference",
-}
+# The two kinds of run a failure can be confined to; the other phases happen in both.
+MAIN_PHASES = frozenset({"training", "inference"})
+# Engines and training frameworks a job runs one of: a run on one is not about a failure
+# that belongs to another's (`engine_specific`). Libraries every job uses (PyTorch, NCCL,
+# CUDA) and tools (DCGM, nvidia-smi) are not engines and never contradict.
+ENGINES = frozenset(
+    {
+        "vllm",
+        "sglang",
+        "tensorrt-llm",
+        "text-generation-inference",
+        "llama.cpp",
+        "deepspeed",
+        "megatron",
+        "lightning",
+        "accelerate",
+        "jax",
+        "tensorflow",
+        "unsloth",
+        "colossalai",
+        "paddlepaddle",
+    }
+)
 
 ContextVerdict = tuple[float, tuple[str, ...]]  # a context_adjustment: offset and reasons
 
 
-def context_adjustment(reference: Reference, fields: dict[str, str]) -> ContextVerdict:
+def context_adjustment(
+    reference: Reference, given: ContextFields, inferred: ContextFields = NO_FIELDS
+) -> ContextVerdict:
     """A multiplier offset in [-MAX_DROP, MAX_LIFT] and a reason per field that counted,
     worked out anew (`ContextVerdicts` remembers them per index and context)."""
-    return ContextTerms(reference).adjustment(fields)
+    return ContextTerms(reference).adjustment(given, inferred)
 
 
 class ContextTerms:
@@ -97,8 +115,9 @@ class ContextTerms:
         return frozenset(framework_name(f) for f in self.reference.frameworks)
 
     @cached_property
-    def phase_names(self) -> frozenset[str]:
-        return frozenset(phase.lower() for phase in self.reference.phases)
+    def broad_phases(self) -> frozenset[str]:
+        """Its phases, fine-tuning read as training."""
+        return frozenset(broad(phase) for phase in self.reference.phases)
 
     @cached_property
     def gpus(self) -> tuple[str, ...]:
@@ -124,17 +143,19 @@ class ContextTerms:
             map(sys.intern, words((reference.title, reference.summary, *reference.tags)))
         )
 
-    def adjustment(self, fields: Mapping[str, str]) -> ContextVerdict:
+    def adjustment(self, given: ContextFields, inferred: ContextFields) -> ContextVerdict:
         """`context_adjustment` of the reference these terms are of."""
         verdicts = [
             verdict
             for verdict in (
-                self._framework(fields.get("framework")),
-                self._phase(fields.get("phase")),
-                self._gpu(fields.get("gpu")),
-                self._gpu_count(fields.get("gpus")),
-                self._model(fields.get("model")),
-                self._notes(fields.get("notes")),
+                self._framework(given.frameworks, "you said")
+                or self._framework(inferred.frameworks, "the text names", agree_only=True),
+                self._phase(given.phases, "you said")
+                or self._phase(inferred.phases, "the text suggests", agree_only=True),
+                self._gpu(given.gpu or inferred.gpu),
+                self._gpu_count(given.gpus or inferred.gpus),
+                self._model(given.model or inferred.model),
+                self._notes(given.notes),
             )
             if verdict is not None
         ]
@@ -142,33 +163,41 @@ class ContextTerms:
         offset = agree * AGREE_STEP - (len(verdicts) - agree) * DISAGREE_STEP
         return max(-MAX_DROP, min(MAX_LIFT, offset)), tuple(reason for _, reason in verdicts)
 
-    def _framework(self, value: str | None) -> tuple[bool, str] | None:
+    def _framework(
+        self, names: tuple[str, ...], said: str, *, agree_only: bool = False
+    ) -> tuple[bool, str] | None:
         frameworks = self.reference.frameworks
-        if not value or not frameworks:
+        if not names or not frameworks:
             return None
-        if framework_name(value) in self.framework_names:
-            return True, f"framework {quoted(value)} agrees"
-        return False, f"framework {quoted(value)} is not among {', '.join(frameworks)}"
+        shared = [name for name in names if name in self.framework_names]
+        if shared:
+            return True, f"{said} {', '.join(shared)}, which it happens in"
+        if agree_only or not self.reference.engine_specific or not set(names) & ENGINES:
+            return None
+        return False, f"{said} {', '.join(names)}; this belongs to {', '.join(frameworks)}"
 
-    def _phase(self, value: str | None) -> tuple[bool, str] | None:
-        phases = self.reference.phases
-        if not value or not phases:
+    def _phase(
+        self, phases: tuple[str, ...], said: str, *, agree_only: bool = False
+    ) -> tuple[bool, str] | None:
+        if not phases or not self.reference.phases:
             return None
-        if value.lower() in self.phase_names:
-            return True, f"phase {quoted(value)} agrees"
-        return False, f"phase {quoted(value)} is not among {', '.join(phases)}"
+        shared = [phase for phase in phases if broad(phase) in self.broad_phases]
+        if shared:
+            return True, f"{said} {', '.join(shared)}, which it happens in"
+        if agree_only or not contradicts(phases, self.reference.phases):
+            return None
+        its = ", ".join(self.reference.phases)
+        return False, f"{said} {', '.join(phases)}; this happens in {its}"
 
     def _gpu(self, value: str | None) -> tuple[bool, str] | None:
-        if not value or not self.gpus:
+        if not value or value not in self.gpu_names:
             return None
-        if value.replace(" ", "").upper() in self.gpu_names:
-            return True, f"GPU {quoted(value)} agrees"
-        return False, f"GPU {quoted(value)} is not among {', '.join(self.gpus)}"
+        return True, f"GPU {quoted(value)} agrees"
 
-    def _gpu_count(self, value: str | None) -> tuple[bool, str] | None:
-        if not value or not value.isdigit() or not self.distributed:
+    def _gpu_count(self, value: int | None) -> tuple[bool, str] | None:
+        if value is None or not self.distributed:
             return None
-        if int(value) > 1:
+        if value > 1:
             return True, f"{value} GPUs fits a multi-GPU failure"
         return False, "a single GPU rules out most multi-GPU failures"
 
@@ -200,23 +229,17 @@ class ContextVerdicts:
     def __init__(self, references: Sequence[Reference], kept: int = VERDICTS_KEPT) -> None:
         self._terms = PerReference(references, ContextTerms)
         self._kept = kept
-        self._found: dict[tuple[int, tuple[tuple[str, str], ...]], ContextVerdict] = {}
+        self._found: dict[tuple[int, ContextFields, ContextFields], ContextVerdict] = {}
 
-    def of(self, ref: int, fields: tuple[tuple[str, str], ...]) -> ContextVerdict:
-        """The verdict of reference `ref` (by index number) for the fields, as `fields_key`
-        gives them."""
-        key = (ref, fields)
+    def of(self, ref: int, given: ContextFields, inferred: ContextFields) -> ContextVerdict:
+        """The verdict of reference `ref` (by index number) for a context."""
+        key = (ref, given, inferred)
         found = self._found.get(key)
         if found is None:
             if len(self._found) >= self._kept:
                 self._found = {}
-            found = self._found[key] = self._terms[ref].adjustment(dict(fields))
+            found = self._found[key] = self._terms[ref].adjustment(given, inferred)
         return found
-
-
-def fields_key(fields: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
-    """A context's fields as `ContextVerdicts` files them: the same for the same fields."""
-    return tuple(sorted(fields.items()))
 
 
 def negated_words(text: str) -> set[str]:
@@ -232,9 +255,18 @@ def negated_words(text: str) -> set[str]:
     return negated
 
 
-def framework_name(name: str) -> str:
-    """A framework's name as verdicts compare it: lower case, its alias resolved."""
-    return FRAMEWORK_ALIASES.get(name.lower(), name.lower())
+def broad(phase: str) -> str:
+    """A phase as contradictions compare it: fine-tuning is training."""
+    return "training" if phase == "fine-tuning" else phase
+
+
+def contradicts(said: tuple[str, ...], phases: tuple[str, ...]) -> bool:
+    """Whether a run said to be only in training or only serving (`said`, canonical) rules
+    out a failure of these phases: it happens in the other of the two and not in this one.
+    Start-up, checkpoints, compiling and data loading happen in both, so never."""
+    said_broad = {broad(phase) for phase in said} & MAIN_PHASES
+    its_broad = {broad(phase) for phase in phases} & MAIN_PHASES
+    return bool(said_broad) and bool(its_broad) and said_broad.isdisjoint(its_broad)
 
 
 def quoted(value: str) -> str:

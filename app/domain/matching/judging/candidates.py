@@ -23,7 +23,9 @@ from ...references.values import (
     rule_text,
     slot_kinds,
 )
+from ..index.context_terms import broad, contradicts
 from ..index.match_index import MatchIndex
+from ..reading.context import NO_FIELDS, ContextFields
 from ..results import CandidateMatch, CheckHint
 from .gates import context_gates
 
@@ -54,8 +56,8 @@ class PasteEvidence:
     # Best similarity of any line to each reference's failure messages, with its line number.
     messages: Mapping[int, tuple[float, int]] = field(default_factory=dict)
     code_paths: Mapping[int, str] = field(default_factory=dict)
-    given: Mapping[str, str] = field(default_factory=dict)
-    inferred: Mapping[str, str] = field(default_factory=dict)
+    given: ContextFields = NO_FIELDS
+    inferred: ContextFields = NO_FIELDS
     # Where each snippet was found (1-based line, None: absent); a scan shares one for all
     # its symptom hits, and a paste's `Judge` for all its symptoms, so each snippet is
     # looked for in the text once.
@@ -137,12 +139,13 @@ def _evidence(
         elif result is False:
             weight += WHEN_FALSE_WEIGHT
             reasons.append(f"the message's numbers argue against it: not {shown}")
-    phase = evidence.given.get("phase") or evidence.inferred.get("phase")
-    if phase and candidate.phases:
-        if phase in candidate.phases:
+    phases = evidence.given.phases or evidence.inferred.phases
+    if phases and candidate.phases:
+        fitting = [p for p in phases if broad(p) in {broad(q) for q in candidate.phases}]
+        if fitting:
             weight += PHASE_FITS_WEIGHT
-            reasons.append(f"phase {phase} fits")
-        elif "phase" in evidence.given:
+            reasons.append(f"phase {', '.join(fitting)} fits")
+        elif evidence.given.phases and contradicts(evidence.given.phases, candidate.phases):
             weight += CONTEXT_DISAGREES_WEIGHT
             reasons.append(f"context disagrees: it happens in {', '.join(candidate.phases)}")
     return weight, reasons
@@ -159,7 +162,7 @@ def _cause_evidence(
     if cause in evidence.code_paths:
         weight += CODE_PATH_WEIGHT
         reasons.append(f"a frame or log prefix passes through {evidence.code_paths[cause]}")
-    gates = context_gates(index.references[cause], dict(evidence.given), dict(evidence.inferred))
+    gates = context_gates(index.references[cause], evidence.given)
     if gates:
         weight += CONTEXT_DISAGREES_WEIGHT
         reasons.extend(gates[:1])

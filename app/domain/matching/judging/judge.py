@@ -167,7 +167,7 @@ def gates_for(
 ) -> list[str]:
     """Why a match may not be confident whatever its score: the run's context disagrees,
     or the line was logged below the level of the failure it resembles."""
-    gates = context_gates(reference, context.given, context.inferred)
+    gates = context_gates(reference, context.given)
     line = scored.line
     if line is not None and quieter(scored.level, index.entry_levels[line.entry]):
         gates.append(f"line {scored.line_number} is logged at {scored.level}, not as a failure")

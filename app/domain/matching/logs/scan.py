@@ -31,7 +31,7 @@ from ..judging.judge import (
     message_reasons,
 )
 from ..judging.unmatched import unrecognised_lines
-from ..reading.context import QueryContext, RunContext, infer_context
+from ..reading.context import QueryContext, RunContext, infer_context, read_context
 from ..reading.evidence import code_path_hits, line_level
 from ..reading.grouping import TemplateGroup
 from ..reading.lines import ReadingFacts, count_lines, reading_notes, telling
@@ -106,6 +106,8 @@ def scan_read(
             fuzzy_cap=FUZZY_TEMPLATE_CAP,
             capped=False,
             inferred_context={},
+            context_ignored=list(read_context(context).ignored),
+            context_read=read_context(context).fields.shown(),
             hits=[],
             diagnosis=_nothing_read(read.facts),
         )
@@ -154,7 +156,9 @@ def scan_read(
         fuzzy_templates=len(scored),
         fuzzy_cap=FUZZY_TEMPLATE_CAP,
         capped=not_compared > 0,
-        inferred_context=inferred,
+        inferred_context=inferred.shown(),
+        context_read=query.given.shown(),
+        context_ignored=list(query.ignored),
         hits=found,
         healthy_lines=healthy,
         diagnosis=diagnosis,

@@ -19,7 +19,7 @@ from ....errors import LogTooLarge
 from ..index.match_index import MatchIndex
 from ..index.pieces import comparison_key
 from ..judging.judge import Judge, healthy_line
-from ..reading.context import QueryContext, RunContext, infer_context
+from ..reading.context import NO_FIELDS, QueryContext, RunContext, infer_context
 from ..reading.evidence import code_path_hits, line_level
 from ..reading.lines import count_lines, query_lines
 from ..reading.tokens import informative, keyword_stems
@@ -65,16 +65,22 @@ def match_text(
             f"{len(text)} characters in {line_count} lines is over the limit for one message "
             f"({MAX_MATCH_CHARS} characters, {MAX_MATCH_LINES} lines); scan it as a log instead"
         )
-    inferred = infer_context(text) if text.strip() else {}
+    inferred = infer_context(text) if text.strip() else NO_FIELDS
+    query = QueryContext.of(context, inferred)
+    echo = {
+        "inferred_context": inferred.shown(),
+        "context_read": query.given.shown(),
+        "context_ignored": list(query.ignored),
+    }
     lines = query_lines(text)
     normalized_text = "\n".join(normalized for _, _, normalized in lines)
     if not lines or limit <= 0:
-        return MatchResult(normalized=normalized_text, inferred_context=inferred, matches=[])
+        return MatchResult(normalized=normalized_text, matches=[], **echo)
     code_paths = code_path_hits(text, index.code_paths)
     keys = [comparison_key(normalized) for _, _, normalized in lines]
     stems = keyword_stems({token for key in keys for token in informative(key.split())})
     others = keyword_candidates(index, stems) | code_paths.keys()
-    scorer = Scorer(index, stems, QueryContext.of(context, inferred), code_paths)
+    scorer = Scorer(index, stems, query, code_paths)
     best: dict[int, Scored] = {}
     claimed: list[tuple[str, LineScore]] = []
     neighbours: list[tuple[int, LineScores]] = []
@@ -102,9 +108,9 @@ def match_text(
     matches.sort(key=lambda m: (not m.confident, -m.score))
     return MatchResult(
         normalized=normalized_text,
-        inferred_context=inferred,
         matches=matches,
         healthy_lines=[healthy_line(index, raw, line) for raw, line in claimed],
+        **echo,
     )
 
 

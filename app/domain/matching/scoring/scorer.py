@@ -22,12 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from ..index.context_terms import (
-    AGREE_STEP,
-    MAX_LIFT,
-    ContextVerdict,
-    fields_key,
-)
+from ..index.context_terms import AGREE_STEP, MAX_LIFT, ContextVerdict
 from ..index.match_index import MatchIndex
 from ..index.prefilter import ARRAYS_FROM, summed
 from ..reading.context import QueryContext
@@ -90,7 +85,6 @@ class Scorer:
         self.code_paths = code_paths or {}
         # Context verdicts per reference, shared by the scorers of one scan.
         self.offsets = {} if offsets is None else offsets
-        self._fields = fields_key(context.fields)
         # The stems some reference holds, in the order keyword_overlap sums their weights;
         # each reference's sum over them is worked out for all at once, on first need (a
         # query touches thousands of references at 10,000, and the rest overlap by 0).
@@ -104,12 +98,13 @@ class Scorer:
             1.0, sum(index.keyword_weights[stem] for stem in self.held) / KEYWORD_SATURATION
         )
         self.gap_filled = KEYWORD_WEIGHT * overlap + (CODE_PATH_WEIGHT if self.code_paths else 0)
-        self.lift = 1 + min(MAX_LIFT, AGREE_STEP * len(context.fields))
+        self.lift = 1 + min(MAX_LIFT, AGREE_STEP * context.count())
 
     def offset(self, ref: int) -> ContextVerdict:
         found = self.offsets.get(ref)
         if found is None:
-            found = self.offsets[ref] = self.index.verdicts.of(ref, self._fields)
+            given, inferred = self.context.key
+            found = self.offsets[ref] = self.index.verdicts.of(ref, given, inferred)
         return found
 
     def keywords(self, ref: int) -> tuple[float, list[str]]:
