@@ -136,7 +136,12 @@ def test_match_ranks_the_reference_whose_message_matches(client: TestClient) -> 
         "confidence_note",
     }
     assert "text similarity, not a probability" in body["confidence_note"]
-    assert set(body["query"]) == {"normalized", "inferred_context"}
+    assert set(body["query"]) == {
+        "normalized",
+        "inferred_context",
+        "context_read",
+        "context_ignored",
+    }
     assert "<n>" in body["query"]["normalized"]
     top = body["matches"][0]
     assert set(top) == MATCH_KEYS
@@ -212,7 +217,6 @@ def test_wrong_content_type_is_a_415(client: TestClient) -> None:
 def test_invalid_fields_are_422_naming_the_field(client: TestClient) -> None:
     cases = [
         ({"log": "x", "limit": 0}, "limit"),
-        ({"log": "x", "context": {"gpus": 0}}, "context.gpus"),
         ({"text": "x"}, "log"),
         ({"log": "x", "surprise": 1}, "surprise"),
     ]
@@ -220,6 +224,31 @@ def test_invalid_fields_are_422_naming_the_field(client: TestClient) -> None:
         response = client.post("/api/v1/match", json=body)
         assert response.status_code == 422, body
         assert response.json()["error"]["field"] == field
+
+
+def test_no_context_a_person_types_is_refused_and_what_is_not_read_is_reported(
+    client: TestClient,
+) -> None:
+    context = {
+        "framework": "vLLM 0.8 (OpenAI server)",
+        "phase": "serving",
+        "gpus": "2 x 8",
+        "cluster": "slurm",
+        "host": {"name": "node-3"},
+        "gpu": "the big ones",
+    }
+    response = client.post("/api/v1/match", json={"log": WATCHDOG_LINE, "context": context})
+    assert response.status_code == 200
+    query = response.json()["query"]
+    assert query["context_read"]["framework"] == "vllm"
+    assert query["context_read"]["phase"] == "inference"
+    assert query["context_read"]["gpus"] == "16"
+    assert "cluster: slurm" in query["context_read"]["notes"]
+    assert query["context_ignored"] == [
+        "gpu: “the big ones” names no GPU model failref knows; kept as notes"
+    ]
+    scan = client.post("/api/v1/scan", json={"log": WATCHDOG_LINE, "context": {"gpus": 0}}).json()
+    assert scan["context_ignored"] == ["GPU count: “0” gives no number of GPUs; kept as notes"]
 
 
 def test_malformed_json_is_a_422(client: TestClient) -> None:

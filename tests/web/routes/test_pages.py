@@ -156,8 +156,9 @@ def test_home_offers_the_paste_form_and_every_reference(client: TestClient) -> N
     assert page.find("input", name="framework").attrs["list"] == "frameworks"
     datalist = page.find("datalist", id="frameworks")
     assert [o.attrs["value"] for o in page.find_all("option", datalist)] == ["nccl", "pytorch"]
-    phases = [o.attrs["value"] for o in page.find_all("option", page.find("select", name="phase"))]
-    assert phases[:3] == ["", "training", "inference"]
+    assert page.find("input", name="phase").attrs["list"] == "phases"
+    phases = [o.attrs["value"] for o in page.find_all("option", page.find("datalist", id="phases"))]
+    assert phases[:2] == ["training", "inference"]
     assert page.find("button", type="submit").text == "Find references"
     assert "/r/slow-collective" in page.hrefs()
     assert "/r/stuck-rank" in page.hrefs()
@@ -239,7 +240,7 @@ def test_a_short_query_in_the_url_is_matched(client: TestClient) -> None:
     page = parse(response)
     assert page.find("li", class_="result").attrs["data-reference-id"] == "slow-collective"
     assert page.find("input", name="framework").attrs["value"] == "pytorch"
-    assert "framework pytorch agrees" in page.find("details", class_="reasons").text
+    assert "you said pytorch, which it happens in" in page.find("details", class_="reasons").text
 
 
 def test_blank_query_is_the_plain_start_page(client: TestClient) -> None:
@@ -447,12 +448,19 @@ def test_too_many_lines_keep_the_text(small_client: TestClient) -> None:
     assert "tail -n 5000 train.log | failref scan -" in limits
 
 
-def test_a_wrong_gpu_count_is_shown_next_to_its_field(client: TestClient) -> None:
-    response = client.post("/", data={"log": WATCHDOG, "gpus": "eight"})
-    assert response.status_code == 422
+def test_context_is_read_as_typed_and_what_is_not_understood_is_shown(
+    client: TestClient,
+) -> None:
+    data = {"log": WATCHDOG, "gpus": "single node", "framework": "PyTorch DDP (torchrun)"}
+    response = client.post("/", data={**data, "phase": "pre-training (step 61)"})
+    assert response.status_code == 200
     page = parse(response)
-    assert page.find("input", name="gpus").attrs["aria-invalid"] == "true"
-    assert "whole number" in page.find("p", id="ctx-gpus-error").text
+    read = page.find("div", class_="read-context")
+    chips = [chip.text for chip in page.find_all("a", read, class_="chip")]
+    assert "Framework: torchrun, pytorch" in chips
+    assert "Phase: training" in chips
+    assert "single node" in page.find("p", read, class_="not-understood").text
+    assert page.find("input", name="gpus").attrs["value"] == "single node"
     assert page.find("textarea", name="log").text.strip() == WATCHDOG
 
 

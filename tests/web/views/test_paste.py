@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from failref.errors import InvalidInput
 from failref.web.views.paste import SHARE_MAX_CHARS, PasteForm
 
 
@@ -16,16 +15,14 @@ def test_form_turns_crlf_into_newlines_and_trims_context() -> None:
     assert form.context_values() == {"framework": "vllm", "gpus": "8"}
 
 
-def test_run_context_takes_only_what_was_given() -> None:
-    context = PasteForm.of("x", framework="vllm", gpus="8").run_context()
-    assert context.model_dump(exclude_none=True) == {"framework": "vllm", "gpus": 8}
+def test_run_context_takes_only_what_was_given_as_typed() -> None:
+    context = PasteForm.of("x", framework="vLLM 0.8", gpus="8x H100").run_context()
+    assert context.model_dump(exclude_none=True) == {"framework": "vLLM 0.8", "gpus": "8x H100"}
 
 
-@pytest.mark.parametrize("gpus", ["0", "-1", "eight", "1.5"])
-def test_a_gpu_count_must_be_a_whole_number(gpus: str) -> None:
-    with pytest.raises(InvalidInput) as error:
-        PasteForm.of("x", gpus=gpus).run_context()
-    assert error.value.field == "gpus"
+@pytest.mark.parametrize("gpus", ["0", "-1", "eight", "1.5", "single node", "x" * 5000])
+def test_no_gpu_count_is_refused(gpus: str) -> None:
+    assert PasteForm.of("x", gpus=gpus).run_context().gpus == gpus
 
 
 def test_inferred_context_fills_only_empty_fields() -> None:

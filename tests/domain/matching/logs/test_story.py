@@ -13,6 +13,7 @@ from failref.domain.matching.index.match_index import MatchIndex, build_index
 from failref.domain.matching.logs.ranks import log_ranks, read_labels
 from failref.domain.matching.logs.scan import scan_log
 from failref.domain.matching.logs.story import diagnose
+from failref.domain.matching.reading.context import RunContext
 from failref.domain.matching.results import ScanHit
 from failref.domain.references.folder import read_folder
 
@@ -134,11 +135,6 @@ def test_error_looking_lines_nothing_matched_are_listed(index: MatchIndex) -> No
     [
         pytest.param((SLOW_LINK, watchdog(0)), "failure", id="a-root"),
         pytest.param(
-            (START.format(n=1), "ERROR: cache blocks memory not available for the engine"),
-            "leads",
-            id="a-resemblance-without-confidence",
-        ),
-        pytest.param(
             (START.format(n=1), "Traceback (most recent call last):", "KeyError: 'lr'"),
             "unrecognised",
             id="an-error-nothing-covers",
@@ -153,6 +149,13 @@ def test_error_looking_lines_nothing_matched_are_listed(index: MatchIndex) -> No
 )
 def test_the_log_in_one_word(index: MatchIndex, lines: tuple[str, ...], verdict: str) -> None:
     assert scan_log(index, log_of(*lines)).diagnosis.verdict == verdict
+
+
+def test_a_resemblance_the_user_rules_out_is_a_lead(index: MatchIndex) -> None:
+    log = log_of(START.format(n=1), "ERROR: cache blocks memory not available for the engine")
+    assert scan_log(index, log, RunContext(phase="pre-training")).diagnosis.verdict == "leads"
+    # the training words of the text are a guess: they lift, never take confidence away
+    assert scan_log(index, log).diagnosis.verdict == "failure"
 
 
 @pytest.mark.parametrize(

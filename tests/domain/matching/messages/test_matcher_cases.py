@@ -110,8 +110,8 @@ def test_context_lifts_and_lowers_but_never_matches_alone(index: MatchIndex) -> 
     assert plain["vllm-preemption"] == plain["sglang-preemption"]
     assert for_sglang["sglang-preemption"].score >= plain["sglang-preemption"]
     assert for_sglang["vllm-preemption"].score < plain["vllm-preemption"]
-    assert any("framework sglang agrees" in r for r in for_sglang["sglang-preemption"].reasons)
-    assert any("not among vllm" in r for r in for_sglang["vllm-preemption"].reasons)
+    assert any("you said sglang, which" in r for r in for_sglang["sglang-preemption"].reasons)
+    assert any("this belongs to vllm" in r for r in for_sglang["vllm-preemption"].reasons)
     everything = RunContext(
         framework="vllm",
         phase="inference",

@@ -10,7 +10,12 @@ from paths import REFERENCES
 
 from failref.domain.matching.index.context_terms import context_adjustment
 from failref.domain.matching.index.match_index import MatchIndex, build_index
-from failref.domain.matching.reading.context import QueryContext, RunContext
+from failref.domain.matching.reading.context import (
+    NO_FIELDS,
+    ContextFields,
+    QueryContext,
+    RunContext,
+)
 from failref.domain.matching.reading.tokens import informative, keyword_stems
 from failref.domain.matching.scoring import scorer as scoring
 from failref.domain.matching.search.bounds import CEILING_SLACK
@@ -29,7 +34,7 @@ def test_ceilings_are_over_every_score(
 ) -> None:
     # Keyword sums added up one by one or with np.bincount: the same floats either way.
     monkeypatch.setattr(scoring, "ARRAYS_FROM", arrays_from)
-    query = QueryContext.of(context, {})
+    query = QueryContext.of(context, NO_FIELDS)
     for key in KEYS[::3]:
         stems = keyword_stems(informative(key.split()))
         scorer = scoring.Scorer(index, stems, query, {0: "torch/distributed", 5: "vllm/worker"})
@@ -48,16 +53,16 @@ def test_ceilings_are_over_every_score(
 def test_a_contexts_verdicts_are_worked_out_once_per_index(
     index: MatchIndex, context: RunContext | None
 ) -> None:
-    query = QueryContext.of(context, {"framework": "pytorch"})
+    query = QueryContext.of(context, ContextFields(frameworks=("pytorch",)))
     first, second = (scoring.Scorer(index, set(), query) for _ in range(2))
     for ref, reference in enumerate(index.references):
-        assert first.offset(ref) == context_adjustment(reference, query.fields)
+        assert first.offset(ref) == context_adjustment(reference, query.given, query.inferred)
         assert second.offset(ref) is first.offset(ref)  # the index's, not worked out again
 
 
 def test_references_no_line_matched_come_in_on_title_words_alone(index: MatchIndex) -> None:
     stems = keyword_stems(informative(["nccl", "watchdog", "timeout", "collective", "allreduce"]))
-    scorer = scoring.Scorer(index, stems, QueryContext.of(None, {}))
+    scorer = scoring.Scorer(index, stems, QueryContext.of(None, NO_FIELDS))
     refs = range(len(index.references))
     found = scorer.without_a_line(refs, {}, 5, 0.05)
     expected = {ref: raw for ref in refs if (raw := scorer.raw(ref, 0.0)) >= 0.05}

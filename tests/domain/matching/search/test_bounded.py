@@ -23,7 +23,11 @@ from failref.domain.matching.index.prefilter import (
     shared_masses,
 )
 from failref.domain.matching.messages.match import match_text
-from failref.domain.matching.reading.context import QueryContext, RunContext
+from failref.domain.matching.reading.context import (
+    NO_FIELDS,
+    QueryContext,
+    RunContext,
+)
 from failref.domain.matching.reading.tokens import informative, keyword_stems, set_chars
 from failref.domain.matching.scoring import scorer as scoring
 from failref.domain.matching.search import bounded, budgeted
@@ -159,7 +163,7 @@ def test_each_lines_bounds_are_over_its_score(
 ) -> None:
     for key in KEYS:
         stems = keyword_stems(informative(key.split()))
-        scorer = scoring.Scorer(index, stems, QueryContext.of(CONTEXTS[1], {}), code_paths)
+        scorer = scoring.Scorer(index, stems, QueryContext.of(CONTEXTS[1], NO_FIELDS), code_paths)
         query = tuple(set(informative(key.split())))
         shared, mass = shared_masses(index, query), query_mass(index, query)
         entries = list(shared)
@@ -202,7 +206,9 @@ def _walks(index: MatchIndex, monkeypatch: pytest.MonkeyPatch) -> list[tuple[int
         return walk(entries, bounds, tight, *rest)
 
     monkeypatch.setattr(bounded, "walk", watched)
-    paste = bounded.PasteBar(scoring.Scorer(index, set(), QueryContext.of(None, {})), 5, 0.05, {})
+    paste = bounded.PasteBar(
+        scoring.Scorer(index, set(), QueryContext.of(None, NO_FIELDS)), 5, 0.05, {}
+    )
     for key in KEYS:
         bounded.search_line(index, key, paste)
     return seen
@@ -232,7 +238,9 @@ def test_a_line_left_out_is_scored_as_comparing_every_line_scores_it(
 ) -> None:
     request.getfixturevalue(batches)
     assert list(index.entry_refs) == sorted(index.entry_refs)  # best_line bisects them
-    paste = bounded.PasteBar(scoring.Scorer(index, set(), QueryContext.of(None, {})), 5, 0.05, {})
+    paste = bounded.PasteBar(
+        scoring.Scorer(index, set(), QueryContext.of(None, NO_FIELDS)), 5, 0.05, {}
+    )
     left_out = 0
     for key in KEYS:
         fast = bounded.search_line(index, key, paste)
