@@ -171,8 +171,11 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--lines", action="store_true", help="lines only")
     parser.add_argument("--logs", action="store_true", help="logs only")
     parser.add_argument("--misses", action="store_true", help="list every miss")
+    parser.add_argument(
+        "--references", type=Path, default=ROOT / "references", help="the folder to match against"
+    )
     options = parser.parse_args(argv)
-    index = build_index(read_folder(ROOT / "references").references)
+    index = build_index(read_folder(options.references).references)
     runs: list[Callable[[MatchIndex, bool], None]] = []
     if not options.logs:
         runs.append(lines)
