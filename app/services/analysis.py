@@ -17,7 +17,7 @@ from ..domain.matching.logs.scan import scan_log, scan_read
 from ..domain.matching.messages.highlight import Highlight, highlight
 from ..domain.matching.messages.match import match_text
 from ..domain.matching.reading.context import RunContext
-from ..domain.matching.results import HealthyLine, Match, MatchResult, ScanResult
+from ..domain.matching.results import HealthyLine, Lead, LookUp, Match, MatchResult, ScanResult
 from ..errors import InvalidInput
 from ..store.gaps import remember_if_unanswered, remember_lines
 from .library import Library
@@ -50,6 +50,8 @@ class Outcome:
     scan: ScanResult | None
     inferred: dict[str, str]
     healthy: tuple[HealthyLine, ...] = ()
+    lead: Lead | None = None  # the best page when nothing is confident
+    lookups: tuple[LookUp, ...] = ()  # the pages a term typed alone leads to
     read: dict[str, str] = field(default_factory=dict)  # what was read of the user's context
     ignored: tuple[str, ...] = ()  # what of it could not be read
 
@@ -137,6 +139,8 @@ def analyse_paste(library: Library, text: str, context: RunContext, *, remember:
         None,
         result.inferred_context,
         healthy,
+        lead=result.lead,
+        lookups=tuple(result.lookups),
         read=result.context_read,
         ignored=tuple(result.context_ignored),
     )

@@ -17,6 +17,8 @@ from ..domain.matching.results import (
     CandidateMatch,
     CheckHint,
     HealthyLine,
+    Lead,
+    LookUp,
     MatchResult,
     MessageMatch,
     ValueVerdict,
@@ -225,11 +227,31 @@ class MatchPublic(BaseModel):
     url: str
 
 
+class LookUpPublic(LookUp):
+    """A page a term typed alone leads to."""
+
+    url: str
+
+
+class LeadPublic(Lead):
+    """The best page when nothing matched with confidence: possible, not proven."""
+
+    url: str
+
+
 class MatchResponse(BaseModel):
     """Ranked references for one message, best first; open each and run its checks."""
 
     query: QueryEcho
     matches: list[MatchPublic]
+    lead: LeadPublic | None = Field(
+        description="When no match is confident: the best page to open, with why it is not "
+        "confident (a near miss, or the page a term typed alone names)."
+    )
+    lookups: list[LookUpPublic] = Field(
+        description="For a term typed alone (a code, an environment variable, a function): "
+        "the pages owning or naming it."
+    )
     healthy_lines: list[HealthyLine] = Field(
         description="Pasted lines recognised as normal output; they match no failure."
     )
@@ -252,9 +274,15 @@ class MatchResponse(BaseModel):
             context_read=result.context_read,
             context_ignored=result.context_ignored,
         )
+        lead = result.lead
         return cls(
             query=query,
             matches=matches,
+            lead=None if lead is None else LeadPublic(**lead.model_dump(), url=url_for(lead.id)),
+            lookups=[
+                LookUpPublic(**found.model_dump(), url=url_for(found.id))
+                for found in result.lookups
+            ],
             healthy_lines=result.healthy_lines,
             confident_threshold=CONFIDENT_THRESHOLD,
             confidence_note=confidence_note(),

@@ -53,6 +53,25 @@ class CheckHint(BaseModel):
     )
 
 
+class LookUp(BaseModel):
+    """A page a term typed alone leads to: the page owning the code it is, or one whose
+    text names it."""
+
+    id: str
+    title: str
+    why: str = Field(description="Where the page names the term, or the code it owns.")
+    owner: bool = Field(default=False, description="The term is a code this page owns.")
+
+
+class Lead(BaseModel):
+    """The best page for a text nothing matched with confidence: possible, not proven."""
+
+    id: str
+    title: str
+    score: float | None = Field(description="Its match score; None for a term's look-up.")
+    why: list[str] = Field(description="Why it is a lead and why it is not confident.")
+
+
 class Match(BaseModel):
     """One reference that explains the text, with why."""
 
@@ -109,6 +128,8 @@ class MatchResult(BaseModel):
     context_ignored: list[str] = Field(default_factory=list)
     matches: list[Match]
     healthy_lines: list[HealthyLine] = Field(default_factory=list)
+    lookups: list[LookUp] = Field(default_factory=list)
+    lead: Lead | None = None
 
 
 class ScanHit(BaseModel):

@@ -131,6 +131,8 @@ def test_match_ranks_the_reference_whose_message_matches(client: TestClient) -> 
     assert set(body) == {
         "query",
         "matches",
+        "lead",
+        "lookups",
         "healthy_lines",
         "confident_threshold",
         "confidence_note",

@@ -19,6 +19,7 @@ from operator import attrgetter, is_not
 from types import MappingProxyType
 from typing import TypeVar
 
+from ...references.codes import Code, code_owners
 from ...references.document import MessageKind, Reference
 from ...references.graph import symptom_causes
 from ...references.values import compile_slots
@@ -27,6 +28,7 @@ from .card_checks import CardChecks
 from .context_terms import ContextVerdicts
 from .pieces import made_of, pieces_of
 from .tables import ReferencePieces, Tables
+from .texts import ReferenceText
 from .views import (
     Computed,
     InverseFrequency,
@@ -76,6 +78,8 @@ class MatchIndex:
     positions: Mapping[str, int]
     symptom_causes: Mapping[str, frozenset[str]]
     checks: PerReference[Reference, CardChecks]  # each reference's checks as cards offer them
+    texts: PerReference[Reference, ReferenceText]  # each one's whole text, for term look-ups
+    code_owners: Mapping[Code, str]  # each error code's reference, for a code typed alone
     # Each reference's context verdicts, per context asked: a memo, not what the index is.
     verdicts: ContextVerdicts = field(compare=False)
 
@@ -289,6 +293,8 @@ def _assembled(
         positions=positions,
         symptom_causes=Computed(lambda: symptom_causes(refs)),
         checks=PerReference(refs, CardChecks.of),
+        texts=PerReference(refs, ReferenceText.of),
+        code_owners=Computed(lambda: code_owners(refs)[0]),
         verdicts=ContextVerdicts(refs),
     )
 

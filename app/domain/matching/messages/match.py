@@ -28,6 +28,7 @@ from ..scoring.scorer import MIN_REPORT_SCORE, Scored, Scorer
 from ..search.bounded import PasteBar, search_line
 from ..search.budgeted import score_line
 from ..search.compare import LineScore, LineScores
+from .leads import with_leads
 
 # A single-message paste beyond these is a log: use scan_log.
 MAX_MATCH_CHARS = 2 * 1024 * 1024
@@ -75,7 +76,10 @@ def match_text(
     lines = query_lines(text)
     normalized_text = "\n".join(normalized for _, _, normalized in lines)
     if not lines or limit <= 0:
-        return MatchResult(normalized=normalized_text, matches=[], **echo)
+        _, lookups, lead = with_leads(index, text, [])
+        return MatchResult(
+            normalized=normalized_text, matches=[], lookups=lookups, lead=lead, **echo
+        )
     code_paths = code_path_hits(text, index.code_paths)
     keys = [comparison_key(normalized) for _, _, normalized in lines]
     stems = keyword_stems({token for key in keys for token in informative(key.split())})
@@ -106,9 +110,12 @@ def match_text(
     judge = Judge(index, scorer, text, neighbours)
     matches = [judge.match(ref, scored) for ref, scored in ranked]
     matches.sort(key=lambda m: (not m.confident, -m.score))
+    matches, lookups, lead = with_leads(index, text, matches)
     return MatchResult(
         normalized=normalized_text,
         matches=matches,
+        lookups=lookups,
+        lead=lead,
         healthy_lines=[healthy_line(index, raw, line) for raw, line in claimed],
         **echo,
     )

@@ -1,0 +1,61 @@
+"""What a paste leads to when nothing matched it with confidence: never folded away. A term
+typed alone is looked up in the pages' whole text (a code leads to the page owning it,
+which answers with confidence, as the search box does); otherwise the best match that
+resembles a message is a lead, "possible", with why it is not confident."""
+
+from __future__ import annotations
+
+from ..index.match_index import MatchIndex
+from ..judging.judge import CONFIDENT_THRESHOLD
+from ..results import Lead, LookUp, Match
+from .lookup import look_up
+
+# A match below this is too far from any message to be offered as a lead.
+LEAD_SCORE = 0.5
+
+
+def with_leads(
+    index: MatchIndex, text: str, matches: list[Match]
+) -> tuple[list[Match], list[LookUp], Lead | None]:
+    """The matches (the page owning a code typed alone made confident and first), the
+    term's look-ups, and the lead when nothing is confident."""
+    if any(match.confident for match in matches):
+        return matches, [], None
+    lookups = look_up(index, text)
+    owner = next((found for found in lookups if found.owner), None)
+    if owner is not None:
+        return _owner_first(matches, owner), lookups, None
+    best = next((m for m in matches if m.score >= LEAD_SCORE and m.message_match), None)
+    if best is not None:
+        return (
+            matches,
+            lookups,
+            Lead(id=best.id, title=best.title, score=best.score, why=_why(best)),
+        )
+    if lookups:
+        first = lookups[0]
+        why = [first.why, "no message of it matches your text: open it and run its checks"]
+        return matches, lookups, Lead(id=first.id, title=first.title, score=None, why=why)
+    return matches, lookups, None
+
+
+def _owner_first(matches: list[Match], owner: LookUp) -> list[Match]:
+    """The owner's match, confident and first, with the code as its first reason."""
+    found = next((m for m in matches if m.id == owner.id), None)
+    if found is None:
+        return matches
+    confident = found.model_copy(update={"confident": True, "reasons": [owner.why, *found.reasons]})
+    return [confident, *(m for m in matches if m.id != owner.id)]
+
+
+def _why(match: Match) -> list[str]:
+    """Why a match is a lead and not an answer."""
+    why = [
+        f"its message resembles your text ({match.message_match} match, score {match.score:.2f})"
+    ]
+    if match.score < CONFIDENT_THRESHOLD:
+        why.append(f"below the {CONFIDENT_THRESHOLD:.2f} a confident answer needs")
+    why.extend(r for r in match.reasons if r.startswith("context disagrees") or "logged at" in r)
+    if match.message_kind == "diagnostic":
+        why.append("its line is the output of a check, not read as failing")
+    return why
