@@ -1,0 +1,60 @@
+"""When nothing matches with confidence, what the paste leads to is said, never folded away:
+a code typed alone answers with its page, confidently; a near miss is a lead with why it
+is not confident; a term no message holds leads to the page naming it."""
+
+from __future__ import annotations
+
+import pytest
+from paths import DIAGNOSIS
+from reference_helpers import made_reference
+
+from failref.domain.matching.index.match_index import MatchIndex, build_index
+from failref.domain.matching.messages.match import match_text
+from failref.domain.matching.reading.context import RunContext
+from failref.domain.references.document import Message
+from failref.domain.references.folder import read_folder
+
+
+@pytest.fixture(scope="module")
+def index() -> MatchIndex:
+    return build_index(read_folder(DIAGNOSIS).references)
+
+
+def test_a_confident_answer_has_no_lead(index: MatchIndex) -> None:
+    result = match_text(
+        index, "ValueError: No available memory for the cache blocks. Try increasing more."
+    )
+    assert result.matches[0].confident
+    assert (result.lead, result.lookups) == (None, [])
+
+
+def test_a_near_miss_is_a_lead_with_why_it_is_not_confident(index: MatchIndex) -> None:
+    text = "ValueError: No available memory for the cache blocks."
+    result = match_text(index, text, RunContext(phase="pre-training"))
+    assert not any(match.confident for match in result.matches)
+    assert result.lead is not None
+    assert result.lead.id == "fx-serving"
+    assert any(why.startswith("context disagrees") for why in result.lead.why)
+
+
+def test_a_term_no_message_holds_leads_to_the_page_naming_it(index: MatchIndex) -> None:
+    result = match_text(index, "Nothing is left")
+    assert result.lead is not None
+    assert result.lead.id == "fx-serving"
+    assert result.lead.score is None
+    assert result.lead.why[0] == "“Nothing is left” is named in its causes"
+
+
+def test_a_code_typed_alone_answers_with_its_page_confidently() -> None:
+    message = Message(
+        text="NVRM: Xid (PCI:<hex>): 79, pid=<n>, GPU has fallen off the bus.",
+        kind="failure",
+        seen_in_markdown="Seen in a log.",
+        seen_in_url=None,
+        line=1,
+    )
+    owner = made_reference(id="fallen", title="Fallen off the bus", messages=[message])
+    result = match_text(build_index([owner]), "Xid 79")
+    assert result.matches[0].id == "fallen"
+    assert result.matches[0].confident
+    assert result.matches[0].reasons[0] == "you typed Xid 79, a code this page owns"
