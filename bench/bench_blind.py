@@ -8,7 +8,8 @@ with the context as written and without it.
     .venv/bin/python bench/bench_blind.py --misses   # also list what each miss answered
 
 Run it before and after every matcher change and report both; never tune to one of its
-lines (that is what makes it blind). A context the matcher refuses (a 422 before issue 37)
+lines (that is what makes it blind). An uncovered line whose collector named the page
+that would cover it (`future`) counts as that page's once the page exists. A context the matcher refuses (a 422 before issue 37)
 counts as a wrong answer.
 """
 
@@ -62,9 +63,20 @@ def context_of(case: dict[str, Any]) -> RunContext | None | str:
         return f"refused: {error.errors()[0]['loc']}"
 
 
+def expected(case: dict[str, Any], ids: set[str]) -> str:
+    """What a case expects of these references: its page; an uncovered line whose `future`
+    page (named by its collector from the content issues' list) now exists, that page."""
+    expect: str = case["expect"]
+    future = case.get("future")
+    if expect == "uncovered" and future in ids:
+        return str(future)
+    return expect
+
+
 def lines(index: MatchIndex, misses: bool) -> None:
+    ids = {reference.id for reference in index.references}
     cases = [
-        case
+        {**case, "expect": expected(case, ids)}
         for path in sorted((BLIND / "lines").glob("*.yaml"))
         for case in yaml.safe_load(path.read_text(encoding="utf-8"))["cases"]
     ]
@@ -105,7 +117,11 @@ def lines(index: MatchIndex, misses: bool) -> None:
                 ">= 0.97",
             ),
             ("covered: confident", covered.share(covered.confident), "shown"),
-            (f"uncovered ({uncovered.cases}): confident", uncovered.share(uncovered.confident), "<= 0.03"),
+            (
+                f"uncovered ({uncovered.cases}): confident",
+                uncovered.share(uncovered.confident),
+                "<= 0.03",
+            ),
             (f"healthy ({healthy.cases}): confident", healthy.share(healthy.confident), "0"),
             ("contexts refused", str(sum(g.refused for g in groups.values())), "0"),
         ]
@@ -119,6 +135,8 @@ def lines(index: MatchIndex, misses: bool) -> None:
 
 def logs(index: MatchIndex, misses: bool) -> None:
     manifest = yaml.safe_load((BLIND / "logs.yaml").read_text(encoding="utf-8"))["logs"]
+    roots_covered = sum(entry.get("root_expect") not in (None, "uncovered") for entry in manifest)
+    print(f"\n(roots a page covers: {roots_covered}; the rest are counted the same)")
     for label, with_context in (("with context as written", True), ("without context", False)):
         failing = healthy = named = alarms = refused = 0
         notes: list[str] = []
