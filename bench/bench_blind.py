@@ -9,8 +9,8 @@ with the context as written and without it.
 
 Run it before and after every matcher change and report both; never tune to one of its
 lines (that is what makes it blind). An uncovered line whose collector named the page
-that would cover it (`future`) counts as that page's once the page exists. A context the matcher refuses (a 422 before issue 37)
-counts as a wrong answer.
+that would cover it (`future`) counts as that page's once the page exists. A context the
+matcher refuses (a 422 before issue 37) counts as a wrong answer.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ class Tally:
         return f"{count / self.cases:.2f}" if self.cases else "-"
 
 
-def context_of(case: dict[str, Any]) -> RunContext | None | str:
+def context_of(case: dict[str, Any]) -> RunContext | str | None:
     """The reporter's context as the API would take it; a string when it is refused."""
     given = case.get("context")
     if not given:
