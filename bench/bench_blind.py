@@ -74,9 +74,9 @@ def expected(case: dict[str, Any], ids: set[str]) -> str:
 
 
 def lines(index: MatchIndex, misses: bool) -> None:
-    ids = {reference.id for reference in index.references}
+    known = {reference.id for reference in index.references}
     cases = [
-        {**case, "expect": expected(case, ids)}
+        {**case, "expect": expected(case, known)}
         for path in sorted((BLIND / "lines").glob("*.yaml"))
         for case in yaml.safe_load(path.read_text(encoding="utf-8"))["cases"]
     ]
