@@ -317,11 +317,18 @@ def _echo_story(diagnosis: Diagnosis) -> None:
         click.echo(f"note: {note}")
     for number, root in enumerate(diagnosis.roots, 1):
         where = f" on ranks {number_ranges(root.ranks)}" if root.ranks else ""
-        click.echo(f"root {number}: {root.id} at line {root.line}{where} ({root.kind})")
+        if root.id is None:
+            click.echo(f"root {number}: no reference covers line {root.line}{where} yet")
+            click.echo(f"     {root.text or ''}")
+        else:
+            click.echo(f"root {number}: {root.id} at line {root.line}{where} ({root.kind})")
         click.echo(f"     {'; '.join(root.reasons)}")
+        for lead in root.leads:
+            click.echo(f"     closest: {lead.id} ({lead.score or 0:.2f}), not a match")
         for consequence in root.consequences:
             span = f"lines {consequence.first_line}-{consequence.last_line}"
-            click.echo(f"     then {consequence.id}: {consequence.count} line(s), {span}")
+            name = consequence.id or consequence.title.lower()
+            click.echo(f"     then {name}: {consequence.count} line(s), {span}")
         _echo_candidates(root)
     if diagnosis.unrecognised:
         click.echo(f"{diagnosis.unrecognised_lines} error-looking line(s) matched nothing:")

@@ -10,6 +10,7 @@ from ..domain.matching.results import (
     CheckHint,
     Consequence,
     Diagnosis,
+    Lead,
     Root,
     ScanResult,
     ValueVerdict,
@@ -21,25 +22,34 @@ from .schemas import CandidatePublic, UrlFor, confidence_note, shared_fields
 class ConsequencePublic(Consequence):
     """Later symptom lines a root explains."""
 
-    url: str
+    url: str | None = Field(description="Its page; None for wrapper lines no page covers.")
 
     @classmethod
     def of(cls, consequence: Consequence, url_for: UrlFor) -> ConsequencePublic:
-        return cls(**consequence.model_dump(), url=url_for(consequence.id))
+        url = None if consequence.id is None else url_for(consequence.id)
+        return cls(**consequence.model_dump(), url=url)
+
+
+class LeadPublic(Lead):
+    """A page close to a root no page covers."""
+
+    url: str
 
 
 class RootPublic(Root):
     """A failure nothing else in the log explains: where to start reading."""
 
-    url: str
+    url: str | None = Field(description="Its page; None when no reference covers it yet.")
+    leads: list[LeadPublic]  # type: ignore[assignment]
     candidates: list[CandidatePublic]  # type: ignore[assignment]
     consequences: list[ConsequencePublic]  # type: ignore[assignment]
 
     @classmethod
     def of(cls, root: Root, url_for: UrlFor) -> RootPublic:
         return cls(
-            **root.model_dump(exclude={"candidates", "consequences"}),
-            url=url_for(root.id),
+            **root.model_dump(exclude={"candidates", "consequences", "leads"}),
+            url=None if root.id is None else url_for(root.id),
+            leads=[LeadPublic(**lead.model_dump(), url=url_for(lead.id)) for lead in root.leads],
             candidates=[CandidatePublic.of(c, url_for) for c in root.candidates],
             consequences=[ConsequencePublic.of(c, url_for) for c in root.consequences],
         )

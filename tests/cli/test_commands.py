@@ -158,7 +158,7 @@ def test_serve_logs_the_start_up_load_as_json(
         ),
         pytest.param(
             "step 1 loss 2.3\nRuntimeError: something no reference knows\n",
-            "No reference covers the errors in this log.",
+            "root 1: no reference covers line 2 yet",
         ),
     ],
 )

@@ -76,12 +76,23 @@ def test_a_log_with_unrecognised_errors_names_the_closest_references_to_its_tail
     library: Library,
 ) -> None:
     steps = [f"step {n} loss 2.0 recompile" for n in range(LOG_LINE_THRESHOLD + 5)]
-    log = "\n".join([*steps, "RuntimeError: recompile failed for an unknown reason"])
+    log = "\n".join([*steps, "a recompile failed for an unknown reason"])
     outcome = analyse_paste(library, log, RunContext(), remember=True)
     assert outcome.scan is not None
     assert (outcome.scan.hits, outcome.scan.diagnosis.verdict) == ([], "unrecognised")
     assert outcome.cards
     assert all(card.highlight is None for card in outcome.cards)
+
+
+def test_a_first_error_no_reference_covers_is_the_root_with_leads(library: Library) -> None:
+    steps = [f"step {n} loss 2.0 recompile" for n in range(LOG_LINE_THRESHOLD + 5)]
+    log = "\n".join([*steps, "RuntimeError: recompile failed for an unknown reason"])
+    outcome = analyse_paste(library, log, RunContext(), remember=True)
+    assert outcome.scan is not None
+    assert outcome.scan.diagnosis.verdict == "uncovered-failure"
+    (root,) = outcome.scan.diagnosis.roots
+    assert (root.id, root.line) == (None, LOG_LINE_THRESHOLD + 6)
+    assert root.text == "RuntimeError: recompile failed for an unknown reason"
 
 
 def test_a_quiet_log_names_no_reference(library: Library) -> None:

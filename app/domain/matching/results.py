@@ -171,7 +171,7 @@ class LogLine(BaseModel):
 class Consequence(BaseModel):
     """Later symptom lines a root explains."""
 
-    id: str
+    id: str | None = Field(description="Its page; None for wrapper lines no page covers.")
     title: str
     first_line: int
     last_line: int
@@ -184,9 +184,12 @@ class Consequence(BaseModel):
 class Root(BaseModel):
     """A failure the log's other failures do not explain: where to start reading."""
 
-    id: str
-    kind: ReferenceKind
+    id: str | None = Field(description="Its page; None: no reference covers this error yet.")
+    kind: ReferenceKind | None
     title: str
+    text: str | None = Field(
+        default=None, description="For a root no page covers: its line as the log prints it."
+    )
     line: int = Field(description="Its first line, 1-based.")
     line_numbers: list[int] = Field(description="1-based, capped.")
     count: int
@@ -209,6 +212,9 @@ class Root(BaseModel):
     )
     consequences: list[Consequence]
     context: list[LogLine] = Field(description="Its first line with the lines around it.")
+    leads: list[Lead] = Field(
+        default_factory=list, description="For a root no page covers: the closest pages."
+    )
 
 
 class UnrecognisedLine(BaseModel):
@@ -222,14 +228,15 @@ class UnrecognisedLine(BaseModel):
 
 # What a log says as a whole, in one word: a failure with a root; only leads (lines that
 # resemble a reference without confidence); errors no reference covers; nothing wrong.
-LogVerdict = Literal["failure", "leads", "unrecognised", "quiet"]
+LogVerdict = Literal["failure", "uncovered-failure", "leads", "unrecognised", "quiet"]
 
 
 class Diagnosis(BaseModel):
     """The story of a log: its roots, likeliest first, and what failref could not read."""
 
     verdict: LogVerdict = Field(
-        description="failure: it has a root; leads: lines resemble references, none with "
+        description="failure: it has a root a page covers; uncovered-failure: its first "
+        "root is an error no page covers yet; leads: lines resemble references, none with "
         "confidence; unrecognised: error-looking lines that no reference covers; quiet: no "
         "line matches a reference or looks like an error."
     )

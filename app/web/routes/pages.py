@@ -101,7 +101,7 @@ def ranked_results(outcome: Outcome | None) -> list[tuple[str, list[CandidateMat
     found = [(card.match.id, card.match.candidates) for card in outcome.cards]
     if outcome.scan is not None:
         found += [(hit.id, hit.candidates) for hit in outcome.scan.hits]
-        found += [(root.id, root.candidates) for root in outcome.scan.diagnosis.roots]
+        found += [(r.id, r.candidates) for r in outcome.scan.diagnosis.roots if r.id is not None]
     return found
 
 

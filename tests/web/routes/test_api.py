@@ -394,7 +394,8 @@ def test_the_activation_memory_calculator_answers_on_the_api(client: TestClient)
 def test_a_scan_tells_the_story_roots_first(diagnosis_client: TestClient) -> None:
     log = "\n".join(
         [
-            "node1:100:200 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>",
+            "node1:100:200 [0] NCCL WARN NET/Socket : peer 10.0.0.2<45678> message truncated : "
+            "receiving 1048576 bytes instead of 65536",
             *(
                 WATCHDOG_LINE.replace("rank3", f"rank{r}").replace("Rank 3", f"Rank {r}")
                 for r in range(2)
@@ -419,7 +420,7 @@ def test_a_scan_tells_the_story_roots_first(diagnosis_client: TestClient) -> Non
     assert set(root) == {
         "id", "kind", "title", "line", "line_numbers", "count", "ranks", "hosts",
         "silent_ranks", "score", "reasons", "candidates", "checks", "next_checks", "consequences",
-        "context", "url",
+        "context", "url", "text", "leads",
     }  # fmt: skip
     assert (root["id"], root["line"], root["url"]) == ("fx-slow-link", 1, "/r/fx-slow-link")
     (consequence,) = root["consequences"]

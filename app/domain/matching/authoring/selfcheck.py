@@ -10,7 +10,9 @@ from ...references.document import Message, Reference
 from ...references.graph import linked, symptom_causes
 from ...references.problems import Problem
 from ..index.match_index import IndexCache, MatchIndex, build_index
+from ..judging.judge import QUIET_MESSAGE_LEVELS
 from ..messages.match import match_text
+from ..reading.evidence import line_level
 from ..results import Match, MatchResult
 from .labelled import LabelledLine
 
@@ -41,7 +43,8 @@ class LineVerdict:
 
 def message_problems(index: MatchIndex, references: Sequence[Reference]) -> list[Problem]:
     """What each message block of `references` must do in `index`: a failure ranks its own
-    reference first and confidently, a diagnostic ranks it first, and a healthy block is
+    reference first and confidently (a failure line logged at INFO or DEBUG first), a
+    diagnostic ranks it first, and a healthy block is
     recognised as normal output and matches no failure confidently. A failure that also
     matches another reference confidently is a collision, allowed only between a symptom
     and one of its causes."""
@@ -68,7 +71,9 @@ def _block_problems(
         return []
     problems: list[str] = []
     top = ranked[0] if ranked else None
-    wanted_confident = message.kind == "failure"
+    # A failure line logged at INFO is a lead, never confident (`judging.judge`).
+    quiet = line_level(message.text.splitlines()[0]) in QUIET_MESSAGE_LEVELS
+    wanted_confident = message.kind == "failure" and not quiet
     if top is None or top.id != reference.id or (wanted_confident and not top.confident):
         best = f"{top.id} ({top.score:.2f})" if top else "nothing"
         how = " with confidence" if wanted_confident else ""

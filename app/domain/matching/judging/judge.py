@@ -46,6 +46,12 @@ from .gates import context_gates
 # the shipped references no confident collision (0.65 would flag one: a bare `GPU KV cache
 # size` line against kv-cache-exhaustion).
 CONFIDENT_THRESHOLD = 0.70
+# A failure message logged at these levels (NCCL's `INFO NET/Socket : Using`) is what many
+# healthy runs print too: it is a lead for its page, never a confident answer.
+QUIET_MESSAGE_LEVELS = frozenset({"info", "debug"})
+# A line of this many informative words or fewer that matches a longer message (`local_rank:
+# 3` inside torchrun's summary line) says too little to be a confident answer.
+FEW_WORDS = 2
 # How closely a line matched, in the words reasons use.
 CLOSE_MATCH = 0.85
 PARTIAL_MATCH = 0.6
@@ -169,8 +175,21 @@ def gates_for(
     or the line was logged below the level of the failure it resembles."""
     gates = context_gates(reference, context.given)
     line = scored.line
-    if line is not None and quieter(scored.level, index.entry_levels[line.entry]):
+    if line is None:
+        return gates
+    if quieter(scored.level, index.entry_levels[line.entry]):
         gates.append(f"line {scored.line_number} is logged at {scored.level}, not as a failure")
+    elif 0 < line.words <= FEW_WORDS < len(index.entry_weights[line.entry]):
+        gates.append(
+            f"line {scored.line_number} holds {line.words} of its message's "
+            f"{len(index.entry_weights[line.entry])} telling words: too few to tell"
+        )
+    elif index.entry_levels[line.entry] in QUIET_MESSAGE_LEVELS:
+        level = index.entry_levels[line.entry]
+        gates.append(
+            f"its message is logged at {level}: normal output on most runs, which only its "
+            "checks can show to be this failure"
+        )
     return gates
 
 

@@ -1,12 +1,17 @@
 """Error-looking lines that no reference matched: shown under a scan's roots and offered
-to the gaps queue, so the docs team sees what to write next."""
+to the gaps queue, so the docs team sees what to write next. The lines launchers and
+engines print on top of the real error, and a traceback's header and frames, are not
+among them: the wrappers are kept apart (a scan folds them under its root), the
+scaffolding dropped, so the list and the queue hold the errors themselves."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from ..reading.evidence import line_level
+from ..reading.teardown import is_scaffold, is_wrapper
 from ..results import UnrecognisedLine
 
 # What makes a line look like a failure to a reader: errors, exceptions, exit codes and
@@ -29,16 +34,32 @@ def looks_like_an_error(template: str, raw: str) -> bool:
     return bool(ERROR_LOOKING_RE.search(template)) and line_level(raw) not in ("debug", "info")
 
 
+@dataclass(frozen=True, slots=True)
+class Unmatched:
+    """What of a log matched nothing: the first error-looking lines (`shown`), how many
+    log lines they cover (`total`), and the wrapper lines (first line, line numbers)."""
+
+    shown: list[UnrecognisedLine] = field(default_factory=list)
+    total: int = 0
+    wrappers: list[tuple[int, list[int]]] = field(default_factory=list)
+
+
 def unrecognised_lines(
     groups: Sequence[tuple[str, Sequence[int]]], lines: Sequence[str], line_cap: int
-) -> tuple[list[UnrecognisedLine], int]:
+) -> Unmatched:
     """The first MAX_UNRECOGNISED error-looking templates that matched nothing, by first line,
-    and how many log lines they cover in all; `groups` are (template, line numbers)."""
-    firsts = ((template, numbers, lines[numbers[0] - 1]) for template, numbers in groups)
-    found = [
-        (numbers, raw) for template, numbers, raw in firsts if looks_like_an_error(template, raw)
-    ]
+    and how many log lines they cover in all, and the wrapper lines apart; `groups` are
+    (template, line numbers)."""
+    found: list[tuple[Sequence[int], str]] = []
+    wrappers: list[tuple[int, list[int]]] = []
+    for template, numbers in groups:
+        raw = lines[numbers[0] - 1]
+        if is_wrapper(raw):
+            wrappers.append((numbers[0], list(numbers[: max(0, line_cap)])))
+        elif not is_scaffold(raw) and looks_like_an_error(template, raw):
+            found.append((numbers, raw))
     found.sort(key=lambda item: item[0][0])
+    wrappers.sort()
     shown = [
         UnrecognisedLine(
             line=numbers[0],
@@ -48,4 +69,4 @@ def unrecognised_lines(
         )
         for numbers, raw in found[:MAX_UNRECOGNISED]
     ]
-    return shown, sum(len(numbers) for numbers, _ in found)
+    return Unmatched(shown, sum(len(numbers) for numbers, _ in found), wrappers)

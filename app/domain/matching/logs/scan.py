@@ -36,6 +36,7 @@ from ..reading.evidence import code_path_hits, line_level
 from ..reading.grouping import TemplateGroup
 from ..reading.lines import ReadingFacts, count_lines, reading_notes, telling
 from ..reading.normalize import MAX_LINE_CHARS
+from ..reading.teardown import failure_statements
 from ..reading.tokens import keyword_stems
 from ..results import (
     CandidateMatch,
@@ -59,6 +60,8 @@ SCAN_MIN_SCORE = CONFIDENT_THRESHOLD
 # line distinct) would otherwise cost a fuzzy search per line; the cap keeps the scan
 # within a small multiple of normalising the log, and the result says it was reached.
 FUZZY_TEMPLATE_CAP = 5_000
+# The first lines stating a failure a scan looks at for where the log went wrong.
+FIRST_FAILURES = 8
 
 
 # A diagnostic block's values are read from its first matching line and the lines after
@@ -142,12 +145,16 @@ def scan_read(
         hits, line_cap
     )
     not_compared = len(eligible) - len(scored)
+    firsts = ((g.line_numbers[0], g.line_numbers, lines[g.line_numbers[0] - 1]) for g in eligible)
+    labels = read.labels
     diagnosis = diagnose(
         index,
         found,
         lines,
-        log_ranks(read.labels),
+        log_ranks(labels),
         unrecognised_lines(unmatched, lines, line_cap),
+        failure_statements(firsts, FIRST_FAILURES),
+        lambda numbers: attribute(labels, numbers),
         reading_notes(read.facts, not_compared),
     )
     return ScanResult(

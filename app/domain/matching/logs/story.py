@@ -15,34 +15,58 @@ failure that explains it, by these rules, strongest first:
 A line is one failure: a hit whose lines all belong to a better-scoring hit is left to the
 hit list. A failure nothing explains is a root; a symptom root keeps its candidate causes, ranked by
 the evidence in the log. Failures that explain nothing of each other are separate roots.
-Roots are ordered by likelihood: failures before advisories (Python warnings and
-WARNING-level lines, which rarely end a run; NCCL's `WARN` is its error level and counts as
-a failure), then roots that explain later lines, then by first line.
+Roots are ordered failures before advisories (Python warnings and WARNING-level lines,
+which rarely end a run; NCCL's `WARN` is its error level and counts as a failure), then
+by first line: where a log went wrong is its first failure.
+
+**The first failure is the root, covered or not.** A line that states a failure (an
+exception, a crash, an ERROR line: `reading.teardown`) before every covered failure is
+the first root, with `id: None` when no page covers it and the closest pages as leads; a
+covered failure printed within EVENT_LINES after it is the same event told again (the
+C++ `what():` under a Python exception) and takes its line. Waiting symptoms that begin
+after it fold under it.
+
+**Wrappers are never roots** while anything else failed: hits on pages tagged `wrapper`
+(torchrun's summary, a start-up wrapper, a dead actor) and the wrapper lines nothing
+matched fold under the first root. A log of nothing but wrappers has the wrapper as its
+root: its page says where the real error is.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..index.match_index import MatchIndex
+from ..judging.unmatched import Unmatched
+from ..messages.match import match_text
 from ..reading.evidence import line_level
 from ..reading.lines import plural
+from ..reading.teardown import exception_line
 from ..results import (
     Consequence,
     Diagnosis,
+    Lead,
     LogLine,
     LogVerdict,
     Root,
     ScanHit,
-    UnrecognisedLine,
 )
-from .ranks import LogRanks, number_ranges
+from .ranks import Attribution, LogRanks, number_ranges
 
 # Tags that make a symptom a wait on other ranks: its cause is often on a rank that did
 # not print it.
 WAITING_TAGS = frozenset({"hang", "timeout"})
+# The tag of a page about a line printed on top of the real error.
+WRAPPER_TAG = "wrapper"
+# A covered failure this many lines after a first error is the same event told again.
+EVENT_LINES = 3
+# Closest pages offered as leads under a root no page covers.
+ROOT_LEADS = 3
+UNCOVERED_TITLE = "No reference covers this error yet"
+# A page scoring below this on an uncovered root's line shares too little to be a lead.
+MIN_LEAD_SCORE = 0.3
 # Lines quoted around a root's first line.
 CONTEXT_BEFORE = 3
 CONTEXT_AFTER = 3
@@ -67,27 +91,40 @@ def diagnose(
     hits: Sequence[ScanHit],
     lines: Sequence[str],
     ranks: LogRanks,
-    unrecognised: tuple[list[UnrecognisedLine], int],
+    unmatched: Unmatched,
+    statements: Sequence[tuple[int, Sequence[int], str]],
+    attribute: Callable[[Sequence[int]], Attribution],
     notes: list[str],
 ) -> Diagnosis:
-    """Roots and consequences of a log from its scan hits (see the module docstring)."""
+    """Roots and consequences of a log from its scan hits, the lines that matched nothing
+    and the first lines that state a failure (see the module docstring)."""
     confident = [hit for hit in hits if hit.confident]
-    failures = sorted(
+    ordered = sorted(
         (hit for hit in confident if not _shadowed(hit, confident)), key=lambda h: h.first_line
     )
+    wrappers = {r.id for r in index.references if WRAPPER_TAG in r.tags}
+    failures = [hit for hit in ordered if hit.id not in wrappers]
+    wrapped = [hit for hit in ordered if hit.id in wrappers]
+    covered = {number for hit in confident for number in hit.line_numbers}
+    first = next((found for found in statements if found[0] not in covered), None)
+    if not failures and first is None:  # nothing but wrappers: what the log has to say
+        failures, wrapped = wrapped, []
     links = _links(index, failures)
-    roots = _roots(failures, links)
-    shown, total = unrecognised
+    waiting = frozenset(r.id for r in index.references if WAITING_TAGS & set(r.tags))
     built = [
-        _root(failures[number], followers, links, failures, lines, ranks)
-        for number, followers in roots.items()
+        _root(failures[number], followers, links, failures, lines, ranks, waiting)
+        for number, followers in _roots(failures, links).items()
     ]
-    built.sort(key=lambda root: (_advisory(root, lines), not root.consequences, root.line))
+    if first is not None:
+        built = _with_first_error(index, built, first, lines, attribute, waiting)
+    built.sort(key=lambda root: (_advisory(root, lines), root.line))
+    if built:
+        built[0] = _folded(built[0], wrapped, unmatched.wrappers, lines)
     return Diagnosis(
-        verdict=log_verdict(built, hits, total),
+        verdict=log_verdict(built, hits, unmatched.total),
         roots=built,
-        unrecognised=shown,
-        unrecognised_lines=total,
+        unrecognised=unmatched.shown,
+        unrecognised_lines=unmatched.total,
         ranks=list(ranks.ranks),
         hosts=list(ranks.hosts),
         all_ranks=ranks.complete,
@@ -95,11 +132,149 @@ def diagnose(
     )
 
 
+def _with_first_error(
+    index: MatchIndex,
+    roots: list[Root],
+    first: tuple[int, Sequence[int], str],
+    lines: Sequence[str],
+    attribute: Callable[[Sequence[int]], Attribution],
+    waiting: frozenset[str],
+) -> list[Root]:
+    """The roots with the first line stating a failure, when it comes before them all: the
+    covered root printed right after it takes its line; else it is a root of its own, and
+    the waits that began after it fold under it."""
+    line, numbers, raw = first
+    stated = exception_line(lines, line)
+    if stated is not None:  # an ERROR line announcing a traceback: its exception says it
+        line, numbers, raw = stated, [stated], lines[stated - 1]
+    if any(root.line <= line for root in roots):
+        return roots
+    where = attribute(numbers)
+    echoed = next(
+        (
+            root
+            for root in roots
+            if root.line - line <= EVENT_LINES
+            and root.id not in waiting
+            and not (where.ranks and root.ranks and set(where.ranks).isdisjoint(root.ranks))
+        ),
+        None,
+    )
+    if echoed is not None:
+        told = echoed.model_copy(
+            update={
+                "line": line,
+                "line_numbers": [line, *echoed.line_numbers],
+                "count": echoed.count + len(numbers),
+                "reasons": [f"line {line} states it first", *echoed.reasons],
+                "context": _context(lines, line),
+            }
+        )
+        return [told if root is echoed else root for root in roots]
+    waits = [root for root in roots if root.id in waiting and root.kind == "symptom"]
+    follows = [
+        Consequence(
+            id=root.id,
+            title=root.title,
+            first_line=root.line,
+            last_line=max(root.line_numbers, default=root.line),
+            count=root.count,
+            ranks=root.ranks,
+            hosts=root.hosts,
+            why=f"a wait that began after the first error, at line {line}",
+        )
+        for root in waits
+    ]
+    reasons = [
+        "the first line of the log that states a failure",
+        "no reference covers it yet: read it, and the closest pages below",
+    ]
+    if follows:
+        count = sum(c.count for c in follows)
+        reasons.insert(1, f"explains {count:,} later {plural(count, 'line')}")
+    uncovered = Root(
+        id=None,
+        kind=None,
+        title=UNCOVERED_TITLE,
+        text=raw[:CONTEXT_CHARS],
+        line=line,
+        line_numbers=list(numbers),
+        count=len(numbers),
+        ranks=list(where.ranks),
+        hosts=list(where.hosts),
+        silent_ranks=[],
+        score=0.0,
+        reasons=reasons,
+        candidates=[],
+        checks=[],
+        consequences=follows,
+        context=_context(lines, line),
+        leads=_leads(index, raw),
+    )
+    return [uncovered, *(root for root in roots if root not in waits)]
+
+
+def _leads(index: MatchIndex, text: str) -> list[Lead]:
+    """The pages closest to a line no page covers, as leads."""
+    found = match_text(index, text[:CONTEXT_CHARS], None, ROOT_LEADS).matches
+    return [
+        Lead(
+            id=match.id,
+            title=match.title,
+            score=match.score,
+            why=[f"its text is the closest to this line (score {match.score:.2f}), not a match"],
+        )
+        for match in found
+        if match.score >= MIN_LEAD_SCORE
+    ]
+
+
+def _folded(
+    root: Root,
+    wrapped: Sequence[ScanHit],
+    lines_apart: Sequence[tuple[int, list[int]]],
+    lines: Sequence[str],
+) -> Root:
+    """The first root with the wrappers folded under it: hits on wrapper pages and the
+    wrapper lines that matched nothing."""
+    after = [
+        Consequence(
+            id=hit.id,
+            title=hit.title,
+            first_line=hit.first_line,
+            last_line=hit.last_line,
+            count=hit.count,
+            ranks=hit.ranks,
+            hosts=hit.hosts,
+            why="a launcher's or engine's wrapper: it reports the failure, not its cause",
+        )
+        for hit in wrapped
+    ]
+    numbers = sorted(number for _, found in lines_apart for number in found)
+    if numbers:
+        after.append(
+            Consequence(
+                id=None,
+                title="Teardown and wrapper lines",
+                first_line=numbers[0],
+                last_line=numbers[-1],
+                count=len(numbers),
+                ranks=[],
+                hosts=[],
+                why="what launchers and engines print on top of the real error",
+            )
+        )
+    if not after:
+        return root
+    return root.model_copy(update={"consequences": [*root.consequences, *after]})
+
+
 def log_verdict(roots: Sequence[Root], hits: Sequence[ScanHit], unrecognised: int) -> LogVerdict:
-    """The log in one word (see `LogVerdict`): a root wins, then a lead that could be a
-    failure, then an error-looking line nothing covers; a log with none of them is quiet."""
+    """The log in one word (see `LogVerdict`): a root wins (covered by a page or not), then
+    a lead that could be a failure, then an error-looking line nothing covers; a log with
+    none of them is quiet."""
     if roots:
-        return "failure"
+        return "failure" if roots[0].id is not None else "uncovered-failure"
     if any(_could_be_a_failure(hit) for hit in hits):
         return "leads"
     return "unrecognised" if unrecognised else "quiet"
@@ -193,6 +368,7 @@ def _root(
     failures: Sequence[ScanHit],
     lines: Sequence[str],
     ranks: LogRanks,
+    waiting: frozenset[str],
 ) -> Root:
     consequences = [_consequence(failures[n], links.get(n)) for n in followers]
     silent = list(ranks.silent(hit.ranks))
@@ -207,7 +383,7 @@ def _root(
         hosts=hit.hosts,
         silent_ranks=silent,
         score=hit.score,
-        reasons=_reasons(hit, consequences, silent),
+        reasons=_reasons(hit, consequences, silent if hit.id in waiting else []),
         candidates=hit.candidates,
         checks=hit.checks,
         next_checks=hit.next_checks,

@@ -185,7 +185,7 @@ def search_line(index: MatchIndex, key: str, bar: PasteBar) -> LineScores:
         entries, bounds, tight_list, order, compare, line.needed, CANDIDATE_MIN, most
     )
     kept = _that_can_count(bar.scorer, line.best, line.score)
-    scores = line_scores(index, kept, line.healthy, max(0.0, exact_above))
+    scores = line_scores(index, kept, line.healthy, max(0.0, exact_above), len(query))
     scores.complete = scores.complete and len(kept) == len(line.best)
     scores.key, scores.query, scores.mass = key, query, mass
     return scores
@@ -209,7 +209,7 @@ def _compared_all(
     count, for a few hundred."""
     best: dict[int, Found] = {}
     healthy, _ = compare_lines(index, key, sorted(shared), shared, mass, best, NO_LINE)
-    scores = line_scores(index, best, healthy, 0.0)
+    scores = line_scores(index, best, healthy, 0.0, len(query))
     scores.key, scores.query, scores.mass = key, query, mass
     return scores
 

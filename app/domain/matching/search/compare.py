@@ -54,6 +54,7 @@ class LineScore:
     similarity: float
     token_set: float
     coverage: float
+    words: int = 0  # the informative words of the query line (0: not counted)
 
 
 class LineScores(list[LineScore]):
@@ -115,7 +116,7 @@ class LineScores(list[LineScore]):
         if best[1] < 0:
             return None
         similarity, entry, token_set, line_coverage = best
-        return LineScore(ref, entry, similarity, token_set, line_coverage)
+        return LineScore(ref, entry, similarity, token_set, line_coverage, len(self.query))
 
 
 # A message line's (similarity, entry, token set, coverage); NO_LINE is no line.
@@ -129,19 +130,21 @@ def similarity_bound(line_coverage: float) -> float:
 
 
 def line_scores(
-    index: MatchIndex, best: dict[int, Found], healthy: Found, exact_above: float
+    index: MatchIndex, best: dict[int, Found], healthy: Found, exact_above: float, words: int
 ) -> LineScores:
-    """The scores `compare_lines` found, best first."""
+    """The scores `compare_lines` found, best first, for a query line of `words`
+    informative words."""
     ranked = sorted(best.items(), key=lambda item: (-item[1][0], item[0]))
     scores = LineScores(
-        LineScore(ref, entry, sim, token_set, cov) for ref, (sim, entry, token_set, cov) in ranked
+        LineScore(ref, entry, sim, token_set, cov, words)
+        for ref, (sim, entry, token_set, cov) in ranked
     )
     scores.exact_above = exact_above
     scores.complete = exact_above <= 0.0
     similarity, entry, token_set, found_coverage = healthy
     if entry >= 0:
         scores.healthy = LineScore(
-            index.entry_refs[entry], entry, similarity, token_set, found_coverage
+            index.entry_refs[entry], entry, similarity, token_set, found_coverage, words
         )
     return scores
 

@@ -31,13 +31,27 @@ def test_looks_like_an_error(line: str, error: bool) -> None:
 def test_unrecognised_lines_are_listed_by_first_line_and_counted_in_all() -> None:
     lines = ["ok", "B Error: two", "A Error: one", "B Error: two", "fine"]
     groups = [("b error: two", [2, 4]), ("a error: one", [3]), ("fine", [5])]
-    shown, total = unrecognised_lines(groups, lines, line_cap=1)
-    assert [(u.line, u.count, u.line_numbers) for u in shown] == [(2, 2, [2]), (3, 1, [3])]
-    assert total == 3
+    found = unrecognised_lines(groups, lines, line_cap=1)
+    assert [(u.line, u.count, u.line_numbers) for u in found.shown] == [(2, 2, [2]), (3, 1, [3])]
+    assert found.total == 3
 
 
 def test_unrecognised_lines_are_capped_but_all_counted() -> None:
     lines = [f"Error: number {i}" for i in range(MAX_UNRECOGNISED + 5)]
     groups = [(line.lower(), [n]) for n, line in enumerate(lines, 1)]
-    shown, total = unrecognised_lines(groups, lines, line_cap=20)
-    assert (len(shown), total) == (MAX_UNRECOGNISED, MAX_UNRECOGNISED + 5)
+    found = unrecognised_lines(groups, lines, line_cap=20)
+    assert (len(found.shown), found.total) == (MAX_UNRECOGNISED, MAX_UNRECOGNISED + 5)
+
+
+def test_wrappers_are_kept_apart_and_a_tracebacks_scaffolding_dropped() -> None:
+    lines = [
+        "Traceback (most recent call last):",
+        '  File "train.py", line 3, in <module>',
+        "KeyError: 'lr'",
+        "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:",
+        "  <NO_OTHER_FAILURES>",
+    ]
+    groups = [(line.lower(), [n]) for n, line in enumerate(lines, 1)]
+    found = unrecognised_lines(groups, lines, line_cap=20)
+    assert [u.text for u in found.shown] == ["KeyError: 'lr'"]
+    assert found.wrappers == [(4, [4]), (5, [5])]

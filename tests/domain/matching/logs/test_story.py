@@ -8,16 +8,22 @@ import dataclasses
 
 import pytest
 from paths import DIAGNOSIS
+from reference_helpers import made_reference
 
 from failref.domain.matching.index.match_index import MatchIndex, build_index
-from failref.domain.matching.logs.ranks import log_ranks, read_labels
+from failref.domain.matching.judging.unmatched import Unmatched
+from failref.domain.matching.logs.ranks import attribute, log_ranks, read_labels
 from failref.domain.matching.logs.scan import scan_log
 from failref.domain.matching.logs.story import diagnose
 from failref.domain.matching.reading.context import RunContext
 from failref.domain.matching.results import ScanHit
+from failref.domain.references.document import Message, Reference
 from failref.domain.references.folder import read_folder
 
-SLOW_LINK = "node1:100:200 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>"
+SLOW_LINK = (
+    "node1:100:200 [0] NCCL WARN NET/Socket : peer 10.0.0.2<45678> message truncated : "
+    "receiving 1048576 bytes instead of 65536"
+)
 NO_CACHE = (
     "ValueError: No available memory for the cache blocks. Try increasing "
     "`gpu_memory_utilization` when initializing the engine."
@@ -136,13 +142,18 @@ def test_error_looking_lines_nothing_matched_are_listed(index: MatchIndex) -> No
         pytest.param((SLOW_LINK, watchdog(0)), "failure", id="a-root"),
         pytest.param(
             (START.format(n=1), "Traceback (most recent call last):", "KeyError: 'lr'"),
-            "unrecognised",
-            id="an-error-nothing-covers",
+            "uncovered-failure",
+            id="an-error-nothing-covers-is-where-it-went-wrong",
         ),
         pytest.param(
             (START.format(n=1), START.format(n=2), "checkpoint saved to /ckpt/step_2"),
             "quiet",
             id="training-output",
+        ),
+        pytest.param(
+            (START.format(n=1), "a retry failed, trying the next mirror"),
+            "unrecognised",
+            id="an-error-looking-line-that-states-no-failure",
         ),
         pytest.param(("",), "quiet", id="empty"),
     ],
@@ -197,11 +208,110 @@ def hit(reference_id: str, score: float, lines: list[int]) -> ScanHit:
     )
 
 
+# A log with no ranks, no unmatched lines, no line stating a failure apart from the hits.
+NOTHING_ELSE = (
+    log_ranks(read_labels("")),
+    Unmatched(),
+    [],
+    lambda numbers: attribute(read_labels(""), numbers),
+    [],
+)
+
+
 def test_a_line_is_one_failure_the_best_match_of_it(index: MatchIndex) -> None:
     lines = ["step 1", "RuntimeError: CUDA error: an illegal memory access", "step 2"]
     both = [hit("fx-serving", 0.95, [2]), hit("fx-recompiles", 0.80, [2])]
-    story = diagnose(index, both, lines, log_ranks(read_labels("")), ([], 0), [])
+    story = diagnose(index, both, lines, *NOTHING_ELSE)
     assert [root.id for root in story.roots] == ["fx-serving"]
     apart = [hit("fx-serving", 0.95, [2]), hit("fx-recompiles", 0.80, [2, 3])]
-    story = diagnose(index, apart, lines, log_ranks(read_labels("")), ([], 0), [])
+    story = diagnose(index, apart, lines, *NOTHING_ELSE)
     assert [root.id for root in story.roots] == ["fx-serving", "fx-recompiles"]
+
+
+def test_the_first_error_no_page_covers_is_the_root_and_the_waits_after_it_fold(
+    index: MatchIndex,
+) -> None:
+    log = log_of(
+        START.format(n=1),
+        "[rank2]: Traceback (most recent call last):",
+        '[rank2]:   File "model.py", line 9, in build',
+        "[rank2]: TypeError: __init__() got an unexpected keyword argument 'rope'",
+        *(watchdog(r) for r in range(2)),
+    )
+    diagnosis = scan_log(index, log).diagnosis
+    assert diagnosis.verdict == "uncovered-failure"
+    root = diagnosis.roots[0]
+    assert (root.id, root.kind, root.line, root.ranks) == (None, None, 4, [2])
+    assert root.text == "[rank2]: TypeError: __init__() got an unexpected keyword argument 'rope'"
+    assert root.reasons[0] == "the first line of the log that states a failure"
+    (wait,) = root.consequences
+    assert (wait.id, wait.first_line) == ("fx-timeout", 5)
+    assert "after the first error, at line 4" in wait.why
+    assert [u.line for u in diagnosis.unrecognised] == [4]  # the error, not its header
+
+
+def test_a_covered_failure_right_after_the_first_error_is_the_same_event(
+    index: MatchIndex,
+) -> None:
+    log = log_of(
+        START.format(n=1),
+        "RuntimeError: engine start failed: out of memory for the KV cache",
+        NO_CACHE,
+    )
+    (root,) = scan_log(index, log).diagnosis.roots
+    assert (root.id, root.line) == ("fx-serving", 2)
+    assert root.line_numbers[:2] == [2, 3]
+    assert root.reasons[0] == "line 2 states it first"
+
+
+def test_a_covered_failure_first_stays_the_root(index: MatchIndex) -> None:
+    log = log_of(START.format(n=1), NO_CACHE, "KeyError: 'lr'")
+    diagnosis = scan_log(index, log).diagnosis
+    assert [root.id for root in diagnosis.roots] == ["fx-serving"]
+    assert diagnosis.verdict == "failure"
+
+
+def test_wrappers_fold_under_the_root_and_are_never_it(index: MatchIndex) -> None:
+    log = log_of(
+        NO_CACHE,
+        "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ",
+        "Failures:",
+        "  <NO_OTHER_FAILURES>",
+    )
+    (root,) = scan_log(index, log).diagnosis.roots
+    assert root.id == "fx-serving"
+    (teardown,) = root.consequences
+    assert (teardown.id, teardown.first_line, teardown.count) == (None, 2, 3)
+    assert teardown.title == "Teardown and wrapper lines"
+
+
+def test_a_hit_on_a_wrapper_page_folds_under_the_first_error() -> None:
+    references = list(read_folder(DIAGNOSIS).references)
+    wrapped = wrapper_reference()
+    index = build_index([*references, wrapped])
+    log = log_of("KeyError: 'lr'", "the launcher saw rank 3 exit with code 1 and stopped")
+    diagnosis = scan_log(index, log).diagnosis
+    assert [root.id for root in diagnosis.roots] == [None]
+    (folded,) = diagnosis.roots[0].consequences
+    assert folded.id == "fx-launcher"
+    assert "wrapper" in folded.why
+    alone = scan_log(index, log_of("the launcher saw rank 3 exit with code 1 and stopped"))
+    assert [root.id for root in alone.diagnosis.roots] == ["fx-launcher"]
+
+
+def wrapper_reference() -> Reference:
+    """A page about a launcher's line on top of the real error, tagged `wrapper`."""
+    message = Message(
+        text="the launcher saw rank <n> exit with code <n> and stopped",
+        kind="failure",
+        seen_in_markdown="Seen in a test.",
+        seen_in_url=None,
+        line=1,
+    )
+    return made_reference(
+        id="fx-launcher",
+        title="A launcher stopped the job",
+        tags=["wrapper"],
+        messages=[message],
+        path="references/fx-launcher.md",
+    )
