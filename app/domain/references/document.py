@@ -57,6 +57,12 @@ class Message(Frozen):
     healthy_when: tuple[Rule, ...] = Field(
         default=(), description="Healthy when any holds; without them, when no failing one does."
     )
+    judged_across: str = Field(
+        default="",
+        description="For a diagnostic that one line cannot judge (a per-rank count that only "
+        "shows a failure beside the other ranks'): what to compare, in words. Its verdict "
+        "is always unknown.",
+    )
 
 
 class Cause(Frozen):

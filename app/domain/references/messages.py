@@ -12,6 +12,8 @@ from .values import Rule, RuleError, Slot, template_slots
 SEEN_IN = "Seen in"
 FAILING_WHEN = "Failing when"
 HEALTHY_WHEN = "Healthy when"
+# In place of a rule, for a diagnostic one line cannot judge: what to compare, in words.
+JUDGED_ACROSS = "Judged only across lines:"
 
 
 def parse_messages(section: Section, found: Collector) -> tuple[Message, ...]:
@@ -27,12 +29,13 @@ def parse_messages(section: Section, found: Collector) -> tuple[Message, ...]:
                     "Message",
                     f"'{HEALTHY_WHEN}' belongs right after a '{FAILING_WHEN}' line",
                 )
-        elif _is_failing_when(block):
+        elif _is_failing_when(block) or _is_rule(block, JUDGED_ACROSS):
             if not _follows_diagnostic(blocks, index):
+                lead = FAILING_WHEN if _is_failing_when(block) else JUDGED_ACROSS
                 found.add(
                     block.first_line,
                     "Message",
-                    f"'{FAILING_WHEN}' belongs after the 'Seen in' line of a diagnostic block",
+                    f"'{lead}' belongs after the 'Seen in' line of a diagnostic block",
                 )
         elif not _is_seen_in(block):
             found.add(block.first_line, "Message", "only code blocks and 'Seen in' lines go here")
@@ -67,8 +70,12 @@ def _message(block: Block, following: list[Block], found: Collector) -> Message:
     seen_in = following[0] if following and _is_seen_in(following[0]) else None
     after = following[1:3] if seen_in is not None else []
     rule = after[0] if after and _is_failing_when(after[0]) else None
+    across = after[0] if after and _is_rule(after[0], JUDGED_ACROSS) else None
     healthy = after[1] if rule and len(after) > 1 and _is_rule(after[1], HEALTHY_WHEN) else None
-    failing_when = _failing_when(rule, kind, slots, block.first_line, found)
+    failing_when = (
+        _failing_when(rule, kind, slots, block.first_line, found) if across is None else ()
+    )
+    judged_across = "" if across is None else _across_text(across)
     names = [slot.name for slot in slots]
     healthy_when = (
         parse_rules(code_spans(healthy.tokens), names, healthy.first_line, "Message", found)
@@ -92,7 +99,14 @@ def _message(block: Block, following: list[Block], found: Collector) -> Message:
         slots=slots,
         failing_when=failing_when,
         healthy_when=healthy_when,
+        judged_across=judged_across,
     )
+
+
+def _across_text(block: Block) -> str:
+    """What a `Judged only across lines:` paragraph says to compare, as plain text."""
+    text = block.tokens[1].content[len(JUDGED_ACROSS) :]
+    return " ".join(text.replace("`", "").split())
 
 
 def _fence_kind(block: Block) -> MessageKind | None:

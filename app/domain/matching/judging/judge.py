@@ -220,7 +220,12 @@ def message_reasons(
 ) -> list[str]:
     """Which line matched which message, and a diagnostic's reading, in words."""
     reasons = [_message_reason(scored, message)]
-    if found is not None:
+    if message is not None and message.judged_across:
+        reasons.append(
+            f"one line of this cannot show the failure; judged only across lines: "
+            f"{message.judged_across}"
+        )
+    elif found is not None:
         reasons.append(_verdict_reason(found))
     return reasons
 
