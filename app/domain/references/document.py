@@ -28,8 +28,10 @@ PHASES = (
 )
 
 
-ReferenceKind = Literal["cause", "symptom"]
-REFERENCE_KINDS: tuple[ReferenceKind, ...] = ("cause", "symptom")
+# cause: one failure and its causes; symptom: a line many causes print, with candidates;
+# healthy: a catalogue of normal lines people paste as suspects (only healthy blocks).
+ReferenceKind = Literal["cause", "symptom", "healthy"]
+REFERENCE_KINDS: tuple[ReferenceKind, ...] = ("cause", "symptom", "healthy")
 MessageKind = Literal["failure", "diagnostic", "healthy"]
 MESSAGE_KINDS: tuple[MessageKind, ...] = ("failure", "diagnostic", "healthy")
 

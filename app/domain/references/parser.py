@@ -64,12 +64,17 @@ def _parse(path: str, data: bytes) -> tuple[Reference | None, list[Problem]]:
         return None, found.problems
     meta = check_front_matter(split.values, split.key_lines, _file_stem(path), found)
     symptom = meta.get("kind") == "symptom"
+    healthy = meta.get("kind") == "healthy"
     has_calculator = meta.get("calculator") is not None
-    body = _body(split.body, split.body_first_line, has_calculator, symptom, found)
+    body = _body(split.body, split.body_first_line, has_calculator, symptom, healthy, found)
     if any(problem.severity == "error" for problem in found.problems):
         return None, found.problems
     reference = Reference(**meta, **body, path=path, content_hash=content_hash(data))
     return reference, found.problems
+
+
+# A page of normal lines never answers as a failure: every block of it is `text healthy`.
+HEALTHY_ONLY = "a page of kind healthy holds only ```text healthy blocks"
 
 
 def _file_stem(path: str) -> str:
@@ -78,7 +83,12 @@ def _file_stem(path: str) -> str:
 
 
 def _body(
-    text: str, first_line: int, has_calculator: bool, symptom: bool, found: Collector
+    text: str,
+    first_line: int,
+    has_calculator: bool,
+    symptom: bool,
+    healthy: bool,
+    found: Collector,
 ) -> dict[str, Any]:
     parsed = split_sections(text, first_line)
     for line, message in parsed.stray:
@@ -88,6 +98,10 @@ def _body(
         return {}
     worked = sections.get(WORKED_EXAMPLE)
     messages = parse_messages(sections["Message"], found)
+    if healthy:
+        for block in messages:
+            if block.kind != "healthy":
+                found.add(block.line, "Message", HEALTHY_ONLY)
     names = [slot.name for message in messages for slot in message.slots]
     if symptom:
         causes: dict[str, Any] = {

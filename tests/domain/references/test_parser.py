@@ -8,7 +8,7 @@ import pytest
 from paths import FIXTURES
 
 from failref.domain.references.folder import read_folder
-from failref.domain.references.parser import parse_reference
+from failref.domain.references.parser import HEALTHY_ONLY, parse_reference
 
 
 def problems_of(name: str) -> list[str]:
@@ -207,7 +207,7 @@ def problems_of(name: str) -> list[str]:
         ),
         pytest.param(
             "bad-kind.md",
-            "broken/bad-kind.md:5: front matter: kind must be one of cause, symptom",
+            "broken/bad-kind.md:5: front matter: kind must be one of cause, symptom, healthy",
             id="bad-kind",
         ),
         pytest.param(
@@ -425,3 +425,11 @@ def test_each_result_a_check_names_is_kept_as_data_in_order() -> None:
         ((1,), (3,)),
         ((3,), ()),
     ]
+
+
+def test_a_page_of_normal_lines_holds_only_healthy_blocks() -> None:
+    text = (FIXTURES / "good" / "slow-collective.md").read_text(encoding="utf-8")
+    healthy = text.replace("kind: cause\n", "").replace("title:", "kind: healthy\ntitle:", 1)
+    reference, problems = parse_reference("slow-collective.md", healthy.encode())
+    assert reference is None
+    assert any(HEALTHY_ONLY in str(problem) for problem in problems)

@@ -19,6 +19,17 @@ from .labelled import LabelledLine
 RULE = "matcher"
 
 
+def answers(index: MatchIndex, result: MatchResult, expected: str | None) -> bool:
+    """True when a paste's result answers with `expected`: its first match names it; or,
+    for a page of normal lines (`kind: healthy`), the text was recognised as that page's
+    normal output and nothing matched it with confidence."""
+    position = index.position(expected)
+    if position is not None and index.references[position].kind == "healthy":
+        recognised = any(line.id == expected for line in result.healthy_lines)
+        return recognised and not any(match.confident for match in result.matches)
+    return bool(result.matches) and names(result.matches[0], expected)
+
+
 def names(match: Match, expected: str | None) -> bool:
     """True when a match answers with `expected`: it is that reference, or it is a symptom
     whose first candidate for this text is."""
@@ -92,11 +103,15 @@ def judge_lines(index: MatchIndex, lines: Sequence[LabelledLine]) -> list[LineVe
     """Where the matcher puts each labelled line."""
     verdicts = []
     for line in lines:
-        matches = match_text(index, line.text, limit=1).matches
-        top = matches[0] if matches else None
-        answers = top is not None and names(top, line.expected)
+        result = match_text(index, line.text, limit=1)
+        top = result.matches[0] if result.matches else None
         verdicts.append(
-            LineVerdict(line, top.id if top else None, bool(top and top.confident), answers)
+            LineVerdict(
+                line,
+                top.id if top else None,
+                bool(top and top.confident),
+                answers(index, result, line.expected),
+            )
         )
     return verdicts
 

@@ -5,14 +5,18 @@ from __future__ import annotations
 from pathlib import Path
 
 from paths import GOOD
+from reference_helpers import made_reference
 
 from failref.domain.matching.authoring.labelled import LabelledLine, read_labelled
 from failref.domain.matching.authoring.selfcheck import (
+    answers,
     index_with_edit,
     judge_lines,
     message_problems,
 )
 from failref.domain.matching.index.match_index import IndexCache, build_index
+from failref.domain.matching.messages.match import match_text
+from failref.domain.references.document import Message
 from failref.domain.references.folder import read_folder
 
 FIXTURES = GOOD
@@ -69,3 +73,18 @@ def test_an_edit_indexed_from_a_cache_leaves_the_cache_as_it_was() -> None:
     copied = references[0].model_copy(update={"title": "Renamed in the editor"})
     assert index_with_edit(references, copied, cache) == index_with_edit(references, copied)
     assert (cache.last, cache.built) == (last, built)
+
+
+def test_a_line_of_a_page_of_normal_lines_is_answered_by_being_recognised() -> None:
+    message = Message(
+        text="UserWarning: TypedStorage is deprecated. It will be removed in the future",
+        kind="healthy",
+        seen_in_markdown="Seen in a log.",
+        seen_in_url=None,
+        line=1,
+    )
+    catalogue = made_reference(id="harmless", kind="healthy", messages=[message])
+    index = build_index([catalogue])
+    line = "UserWarning: TypedStorage is deprecated. It will be removed in the future"
+    assert answers(index, match_text(index, line), "harmless")
+    assert not answers(index, match_text(index, "step 1 loss 2.3"), "harmless")
