@@ -8,7 +8,9 @@ with the context as written and without it.
     .venv/bin/python bench/bench_blind.py --misses   # also list what each miss answered
 
 Run it before and after every matcher change and report both; never tune to one of its
-lines (that is what makes it blind). An uncovered line whose collector named the page
+lines (that is what makes it blind). A line counts as answered as the labelled set counts
+it (`authoring.selfcheck.answers`: the first match is the page, or a symptom whose first
+candidate for the paste is). An uncovered line whose collector named the page
 that would cover it (`future`) counts as that page's once the page exists. A context the
 matcher refuses (a 422 before issue 37) counts as a wrong answer.
 """
@@ -25,6 +27,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from failref.domain.matching.authoring.selfcheck import answers, names
 from failref.domain.matching.index.match_index import MatchIndex, build_index
 from failref.domain.matching.logs.scan import scan_log
 from failref.domain.matching.messages.match import match_text
@@ -91,7 +94,8 @@ def lines(index: MatchIndex, misses: bool) -> None:
                 group.refused += 1
                 group.misses.append(f"{case['id']}: {context}")
                 continue
-            found = match_text(index, case["text"], context, LIMIT).matches
+            result = match_text(index, case["text"], context, LIMIT)
+            found = result.matches
             ids = [match.id for match in found]
             right = {expect, *case.get("also", [])}
             confident = bool(found) and found[0].confident
@@ -100,10 +104,11 @@ def lines(index: MatchIndex, misses: bool) -> None:
                 if confident:
                     group.misses.append(f"{case['id']}: confident {ids[0]}")
                 continue
-            group.top1 += bool(ids) and ids[0] in right
-            group.top3 += bool(right & set(ids[:3]))
-            group.confident_right += confident and ids[0] in right
-            if not ids or ids[0] not in right:
+            first = any(answers(index, result, name) for name in right)
+            group.top1 += first
+            group.top3 += first or any(names(m, name) for m in found[:3] for name in right)
+            group.confident_right += confident and first
+            if not first:
                 group.misses.append(f"{case['id']}: {expect} -> {ids[:3]}")
         covered, uncovered, healthy = groups["covered"], groups["uncovered"], groups["healthy"]
         print(f"\nBlind lines, {label} ({len(cases)} cases)")
