@@ -216,6 +216,10 @@ class MatchPublic(BaseModel):
     message_match: MessageMatch | None = Field(description="close, partial or loose.")
     verdict: ValueVerdict | None = Field(description="For a diagnostic line: its values read.")
     context_disagrees: bool = Field(description="The run's context contradicts it.")
+    held_back: list[str] = Field(
+        description="Why it is not confident whatever its score: the context, the line's "
+        "level, too few words, or a telling span that names another failure."
+    )
     candidates: list[CandidatePublic] = Field(
         description="For a symptom: its causes, ranked for this paste."
     )

@@ -95,6 +95,10 @@ class Match(BaseModel):
         default=None, description="How closely a line matched the message, in words."
     )
     verdict: ValueVerdict | None = Field(default=None, description="For a diagnostic line.")
+    held_back: list[str] = Field(
+        default_factory=list,
+        description="Why it is not confident whatever its score (context, level, wording).",
+    )
     context_disagrees: bool = False
     candidates: list[CandidateMatch] = Field(
         default_factory=list, description="For a symptom: its causes, ranked for this paste."

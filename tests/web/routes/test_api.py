@@ -117,6 +117,7 @@ MATCH_KEYS = {
     "message_match",
     "verdict",
     "context_disagrees",
+    "held_back",
     "candidates",
     "checks",
     "next_checks",

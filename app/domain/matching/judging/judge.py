@@ -22,6 +22,7 @@ from ...references.values import (
     verdict,
 )
 from ..index.match_index import MatchIndex
+from ..index.pieces import comparison_key
 from ..reading.context import QueryContext
 from ..reading.evidence import quieter
 from ..results import (
@@ -36,6 +37,7 @@ from ..scoring.scorer import Scored, Scorer
 from ..search.compare import LineScore, LineScores
 from .candidates import PasteEvidence, evidence_text, rank_candidates
 from .gates import context_gates
+from .telling import tails_disagree
 
 # When a match is confident. Chosen on the labelled set (tests/data/labelled: 107 lines of
 # 15 references, 29 unrelated lines; tests/content/test_labelled_set.py). The best score of
@@ -83,7 +85,9 @@ class Judge:
         line = scored.line
         message = message_of(self.index, line)
         score = round(min(1.0, scored.raw), 3)
-        gates = gates_for(self.index, reference, self.scorer.context, scored)
+        span = scored.span
+        pasted = self.text[span[0] : span[1]] if span is not None else ""
+        gates = gates_for(self.index, reference, self.scorer.context, scored, pasted)
         found = diagnostic_verdict(message, self.text)
         candidates: list[CandidateMatch] = []
         checks: list[CheckHint] = []
@@ -104,6 +108,7 @@ class Judge:
             message_match=strength(line),
             verdict=found,
             context_disagrees=disagrees(gates),
+            held_back=gates,
             candidates=candidates,
             checks=checks,
             next_checks=self.index.checks[ref].next_checks(candidates),
@@ -169,14 +174,22 @@ def message_of(index: MatchIndex, line: LineScore | None) -> Message | None:
 
 
 def gates_for(
-    index: MatchIndex, reference: Reference, context: QueryContext, scored: Scored
+    index: MatchIndex, reference: Reference, context: QueryContext, scored: Scored, text: str
 ) -> list[str]:
     """Why a match may not be confident whatever its score: the run's context disagrees,
-    or the line was logged below the level of the failure it resembles."""
+    the line was logged below the level of the failure it resembles, it holds too few
+    words to tell, its message is normal output at INFO, or the telling span of the line
+    (`text`, the matched line as pasted) names something else than the message's."""
     gates = context_gates(reference, context.given)
     line = scored.line
     if line is None:
         return gates
+    other = tails_disagree(text, message_line(index, reference, line.entry)) if text else None
+    if other is not None and named_elsewhere(index, line.ref, other.words):
+        gates.append(
+            f"line {scored.line_number} ends “{other.said[:60]}” where its message ends "
+            f"“{other.meant[:60]}”: another page's messages name what the line says"
+        )
     if quieter(scored.level, index.entry_levels[line.entry]):
         gates.append(f"line {scored.line_number} is logged at {scored.level}, not as a failure")
     elif 0 < line.words <= FEW_WORDS < len(index.entry_weights[line.entry]):
@@ -191,6 +204,26 @@ def gates_for(
             "checks can show to be this failure"
         )
     return gates
+
+
+def named_elsewhere(index: MatchIndex, ref: int, words: frozenset[str]) -> bool:
+    """Whether one message line of another reference holds every one of these words."""
+    postings, refs = index.postings, index.entry_refs
+    holding: set[int] | None = None
+    for word in words:
+        lines = postings.get(word)
+        if not lines:
+            return False
+        holding = set(lines) if holding is None else holding & lines
+    return any(refs[entry] != ref for entry in holding or ())
+
+
+def message_line(index: MatchIndex, reference: Reference, entry: int) -> str:
+    """The line of a reference's message that a message line (an index entry) is."""
+    message = reference.messages[index.entry_messages[entry]]
+    key = index.entry_keys[entry]
+    lines = message.text.splitlines()
+    return next((line for line in lines if comparison_key(line) == key), lines[0] if lines else "")
 
 
 def diagnostic_verdict(message: Message | None, text: str) -> ValueVerdict | None:

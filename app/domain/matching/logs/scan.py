@@ -265,7 +265,7 @@ class _Found:
         size = message.text.count("\n") + 1 + VALUE_WINDOW_EXTRA_LINES if message else 1
         window = "\n".join(self.lines[hit.example_line - 1 : hit.example_line - 1 + size])
         verdict = diagnostic_verdict(message, window)
-        gates = gates_for(self.index, reference, self.query, scored)
+        gates = gates_for(self.index, reference, self.query, scored, example)
         score = round(min(1.0, hit.raw), 3)
         candidates: list[CandidateMatch] = []
         checks: list[CheckHint] = []

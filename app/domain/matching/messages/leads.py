@@ -55,7 +55,7 @@ def _why(match: Match) -> list[str]:
     ]
     if match.score < CONFIDENT_THRESHOLD:
         why.append(f"below the {CONFIDENT_THRESHOLD:.2f} a confident answer needs")
-    why.extend(r for r in match.reasons if r.startswith("context disagrees") or "logged at" in r)
+    why.extend(match.held_back)
     if match.message_kind == "diagnostic":
         why.append("its line is the output of a check, not read as failing")
     return why
