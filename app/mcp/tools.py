@@ -55,12 +55,19 @@ what to run first: for a cause, its most telling evidence checks with their comm
 symptom (`kind` symptom, with `candidates` ranked for this text), the check that tells its \
 top two candidates apart. Open the best matches with get_reference for every check; the \
 checks are what confirm or rule out each cause. For a whole log of many lines use scan_log \
-instead. `context` (framework, phase, gpu, gpus, model, notes) is optional and only adjusts \
-the ranking."""
+instead. `context` (framework, phase, gpu, gpus, model, notes, or any other key) is \
+optional: pass on what the user said in their own words (`"gpus": "8x H100"`, `"framework": \
+"vLLM 0.8"`, `"phase": "serving"`); it is read, never refused, and only adjusts the ranking. \
+`query.context_read` says what was understood and `query.context_ignored` what was not. \
+When no match is `confident`, `lead` is the page to open first, with why it is not \
+confident; for a term typed alone (a code, an environment variable) `lookups` lists the \
+pages naming it."""
 
 SCAN_DESCRIPTION = """\
 Scan a WHOLE log (a training or serving log of many lines, up to the server's line limit) \
-and tell its story. `diagnosis.roots` lists what went wrong first, likeliest first: each \
+and tell its story. `diagnosis.roots` lists what went wrong, the first failure first (one \
+with `id` null is an error no reference covers yet: read its `text` and its `leads`; \
+launcher and engine wrappers such as torchrun's ChildFailedError fold under it): each \
 root with its first line (1-based), the ranks and hosts that printed it, the lines around \
 it, its candidate causes when it is a symptom, the checks to run next (`next_checks`), \
 and the later lines it explains \
