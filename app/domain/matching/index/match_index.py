@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gc
 import math
+from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -28,7 +29,7 @@ from .card_checks import CardChecks
 from .context_terms import ContextVerdicts
 from .pieces import made_of, pieces_of
 from .tables import ReferencePieces, Tables
-from .texts import ReferenceText
+from .texts import ReferenceText, identifier_postings
 from .views import (
     Computed,
     InverseFrequency,
@@ -79,6 +80,7 @@ class MatchIndex:
     symptom_causes: Mapping[str, frozenset[str]]
     checks: PerReference[Reference, CardChecks]  # each reference's checks as cards offer them
     texts: PerReference[Reference, ReferenceText]  # each one's whole text, for term look-ups
+    identifiers: Mapping[str, array[int]]  # who names each identifier, for term look-ups
     code_owners: Mapping[Code, str]  # each error code's reference, for a code typed alone
     # Each reference's context verdicts, per context asked: a memo, not what the index is.
     verdicts: ContextVerdicts = field(compare=False)
@@ -294,6 +296,7 @@ def _assembled(
         symptom_causes=Computed(lambda: symptom_causes(refs)),
         checks=PerReference(refs, CardChecks.of),
         texts=PerReference(refs, ReferenceText.of),
+        identifiers=Computed(lambda: identifier_postings(refs)),
         code_owners=Computed(lambda: code_owners(refs)[0]),
         verdicts=ContextVerdicts(refs),
     )

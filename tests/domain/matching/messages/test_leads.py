@@ -38,11 +38,13 @@ def test_a_near_miss_is_a_lead_with_why_it_is_not_confident(index: MatchIndex) -
 
 
 def test_a_term_no_message_holds_leads_to_the_page_naming_it(index: MatchIndex) -> None:
-    result = match_text(index, "Nothing is left")
+    serving = next(r for r in read_folder(DIAGNOSIS).references if r.id == "fx-serving")
+    named = serving.model_copy(update={"context_markdown": "Set TRY_ENFORCE_EAGER=1 first."})
+    result = match_text(build_index([named]), "TRY_ENFORCE_EAGER")
     assert result.lead is not None
     assert result.lead.id == "fx-serving"
     assert result.lead.score is None
-    assert result.lead.why[0] == "“Nothing is left” is named in its causes"
+    assert result.lead.why[0] == "“TRY_ENFORCE_EAGER” is named in its context or worked example"
 
 
 def test_a_code_typed_alone_answers_with_its_page_confidently() -> None:

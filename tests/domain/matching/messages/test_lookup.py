@@ -36,13 +36,30 @@ def test_a_term_finds_the_pages_naming_it_where_they_name_it(index: MatchIndex) 
     found = look_up(index, "gpu_memory_utilization")
     assert [(f.id, f.owner) for f in found] == [("fx-serving", False)]
     assert found[0].why == "“gpu_memory_utilization” is named in its messages"
-    assert look_up(index, "Nothing is left")[0].why == "“Nothing is left” is named in its causes"
-    assert look_up(index, "weight size")[0].why == "“weight size” is named in its evidence checks"
+    assert look_up(index, "the cache blocks")[0].why == (
+        "“the cache blocks” is named in its messages"
+    )
+
+
+def test_an_identifier_is_found_anywhere_a_plain_word_in_titles_and_messages() -> None:
+    in_checks = made_reference(
+        id="p2p", title="Peer access", context_markdown="Set NCCL_P2P_DISABLE=1 to test."
+    )
+    in_context = made_reference(id="plain", title="Other", context_markdown="a slow peer link")
+    index = build_index([in_checks, in_context])
+    (found,) = look_up(index, "nccl_p2p_disable")
+    assert (found.id, found.why) == (
+        "p2p",
+        "“nccl_p2p_disable” is named in its context or worked example",
+    )
+    assert look_up(index, "slow peer link") == []  # plain words: titles and messages only
+    assert [f.id for f in look_up(index, "peer")] == ["p2p"]
 
 
 def test_a_term_is_a_whole_word(index: MatchIndex) -> None:
     assert look_up(index, "gpu_memory") == []
-    assert look_up(index, "Compare the weight size") != []
+    assert look_up(index, "cache block") == []
+    assert look_up(index, "the cache blocks") != []
 
 
 def test_a_code_leads_to_the_page_owning_it() -> None:
