@@ -87,9 +87,14 @@ def test_public_page_has_no_axe_violation(page: Page, path: str, status: int) ->
 @pytest.mark.parametrize(
     ("log", "heading"),
     [
-        pytest.param(LOG, "Line 41: NCCL collective timeout", id="with-roots"),
+        pytest.param(LOG, "Line 40: KV-cache memory runs out", id="with-roots"),
         pytest.param(
             "\n".join([*PROGRESS, UNKNOWN_ERROR]),
+            "Line 40: No reference covers this error yet",
+            id="uncovered-root",
+        ),
+        pytest.param(
+            "\n".join([*PROGRESS, "a retry failed, trying the next mirror"]),
             "No reference covers the errors in this log",
             id="unrecognised",
         ),

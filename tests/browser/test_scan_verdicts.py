@@ -47,16 +47,31 @@ def test_a_healthy_log_says_nothing_looks_like_a_failure(
     assert_clean(page, console_errors)
 
 
-def test_a_log_of_errors_no_reference_covers_lists_them_and_where_to_look(
+def test_a_log_whose_first_error_no_page_covers_starts_there(
     page: Page, console_errors: list[str]
 ) -> None:
     steps = [f"step {n} | loss {2 + n / 100:.3f} | lr 3e-4" for n in range(1, 40)]
     paste(page, "\n".join([*steps, UNCOVERED_ERROR]))
+    expect(page.locator("h1")).to_have_text("Line 40: No reference covers this error yet")
+    root = page.locator("li.card.root.uncovered")
+    expect(root.locator("mark")).to_have_text(UNCOVERED_ERROR)
+    expect(root.locator(".label")).to_have_text("start here")
+    expect(page.locator("section.unrecognised code")).to_have_text(UNCOVERED_ERROR)
+    assert_no_axe_violations(page)
+    assert_clean(page, console_errors)
+
+
+def test_a_log_of_errors_no_reference_covers_lists_them_and_where_to_look(
+    page: Page, console_errors: list[str]
+) -> None:
+    steps = [f"step {n} | loss {2 + n / 100:.3f} | lr 3e-4" for n in range(1, 40)]
+    looks_like_one = "a retry of the tokenizer download failed, trying the next mirror"
+    paste(page, "\n".join([*steps, looks_like_one]))
     expect(page.locator("h1")).to_have_text("No reference covers the errors in this log")
     expect(page.locator(".no-match .verdict")).to_contain_text(
         "1 line of this log looks like an error, and no reference covers it"
     )
-    expect(page.locator("section.unrecognised code")).to_have_text(UNCOVERED_ERROR)
+    expect(page.locator("section.unrecognised code")).to_have_text(looks_like_one)
     expect(page.locator("li.card")).to_have_count(0)
     nearest = page.locator("details.nearest")
     expect(nearest.locator("li").first).to_be_hidden()  # folded, titles only

@@ -39,6 +39,7 @@ EXPECTED_IDS = [
     "gpu-p2p-blocked",
     "gpu-utilization-low",
     "gsp-firmware-timeout",
+    "harmless-warnings",
     "hbm-memory-failures",
     "host-oom-killed",
     "inference-engine-dead",

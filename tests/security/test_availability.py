@@ -25,14 +25,17 @@ SECURITY_HEADERS = ("content-security-policy", "x-content-type-options", "x-fram
 
 @pytest.mark.parametrize(
     "gpus",
-    ["%C2%B2", "9" * 5000, "0", "-1", "1e3", "\u0663"],
-    ids=["superscript", "huge", "0", "neg", "exp", "arabic"],
+    ["%C2%B2", "9" * 5000, "0", "-1", "1e3"],
+    ids=["superscript", "huge", "0", "neg", "exp"],
 )
-def test_a_strange_gpu_count_is_a_422_naming_the_field(client: TestClient, gpus: str) -> None:
-    """Item 7: `'²'.isdigit()` is true and `int('²')` fails; 5,000 digits is no count."""
+def test_a_strange_gpu_count_is_read_as_notes_and_reported(client: TestClient, gpus: str) -> None:
+    """Item 7 (`'²'.isdigit()` is true and `int('²')` fails; 5,000 digits is no count),
+    now that a context is read and never refused: the page answers and says what it could
+    not read (the form keeps what was typed)."""
     response = client.get(f"/?q=NCCL+timeout&gpus={gpus}")
-    assert response.status_code == 422
-    assert "GPU count: must be a whole number" in response.text
+    assert response.status_code == 200
+    assert "Not understood:" in response.text
+    assert "gives no number of GPUs" in response.text
 
 
 @pytest.fixture
@@ -144,18 +147,20 @@ def test_an_unknown_editor_id_costs_a_hash_like_a_known_one(
 
 
 def test_context_fields_are_capped_and_quoted_short(client: TestClient) -> None:
-    """Item 14: a 9.4 MB context came back as 40.9 MB, once per match."""
-    long = "x" * (FIELD_CHARS + 1)
-    refused = client.post("/api/v1/match", json={"log": "NCCL", "context": {"framework": long}})
-    assert refused.status_code == 422
-    assert refused.json()["error"]["field"] == "context.framework"
+    """Item 14: a 9.4 MB context came back as 40.9 MB, once per match. A field is read up
+    to FIELD_CHARS, the cut is reported, and reasons quote a value short."""
+    long = "x" * (FIELD_CHARS * 50)
+    answer = client.post("/api/v1/match", json={"log": "NCCL", "context": {"framework": long}})
+    assert answer.status_code == 200
+    ignored = answer.json()["query"]["context_ignored"]
+    assert f"framework: only the first {FIELD_CHARS} characters were read" in ignored
+    assert len(answer.text) < 10 * FIELD_CHARS + 100_000
     page = client.post("/", data={"log": "NCCL timeout", "model": long})
-    assert page.status_code == 422
-    framework = "f" * FIELD_CHARS
+    assert page.status_code == 200
+    model = "llama-" + "f" * FIELD_CHARS
     answer = client.post(
-        "/api/v1/match", json={"log": "recompile_limit", "context": {"framework": framework}}
+        "/api/v1/match", json={"log": "recompile_limit", "context": {"model": model}}
     )
     reasons = [reason for match in answer.json()["matches"] for reason in match["reasons"]]
-    assert reasons
-    assert all(framework not in reason for reason in reasons)
-    assert any(framework[:REASON_VALUE_CHARS] + "…" in reason for reason in reasons)
+    assert all(model not in reason for reason in reasons)
+    assert all(len(reason) < REASON_VALUE_CHARS + FIELD_CHARS for reason in reasons)

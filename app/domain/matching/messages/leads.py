@@ -24,7 +24,7 @@ def with_leads(
     lookups = look_up(index, text)
     owner = next((found for found in lookups if found.owner), None)
     if owner is not None:
-        return _owner_first(matches, owner), lookups, None
+        return _owner_first(index, matches, owner), lookups, None
     best = next((m for m in matches if m.score >= LEAD_SCORE and m.message_match), None)
     if best is not None:
         return (
@@ -39,11 +39,24 @@ def with_leads(
     return matches, lookups, None
 
 
-def _owner_first(matches: list[Match], owner: LookUp) -> list[Match]:
-    """The owner's match, confident and first, with the code as its first reason."""
+def _owner_first(index: MatchIndex, matches: list[Match], owner: LookUp) -> list[Match]:
+    """The owner's match, confident and first, with the code as its first reason (made
+    from the page itself when no message of it matched the text)."""
     found = next((m for m in matches if m.id == owner.id), None)
     if found is None:
-        return matches
+        reference = index.references[index.positions[owner.id]]
+        found = Match(
+            id=reference.id,
+            title=reference.title,
+            summary=reference.summary,
+            kind=reference.kind,
+            score=1.0,  # the code typed is the page's own, exactly
+            confident=True,
+            reasons=[],
+            matched_message=None,
+            matched_span=None,
+            next_checks=index.checks[index.positions[owner.id]].next_checks([]),
+        )
     confident = found.model_copy(update={"confident": True, "reasons": [owner.why, *found.reasons]})
     return [confident, *(m for m in matches if m.id != owner.id)]
 

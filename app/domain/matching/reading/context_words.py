@@ -147,7 +147,7 @@ _COUNTS: tuple[re.Pattern[str], ...] = tuple(
         rf"{_NUMBER}\s*[x×*]\s*(\d+)(?!\s*(?:g|gb|gib|mb)\b)(?!\d)",
         rf"{_NUMBER}\s*[x×*]?\s*(?:{_MODEL}|{_DEVICES})",
         rf"(?:{_MODEL}[\w-]*|{_DEVICES})\s*[x×*]\s*(\d+)(?![\d.])",
-        r"^\s*(\d+)(?![\d.])",
+        r"^\s*(\d+)(?![\w.])",
         r"\b(?:world[_ ]size|nproc[_ ]per[_ ]node|num[_ ]gpus|n[_ ]gpus|tp|tp[_ ]size"
         r"|tensor[_ ]parallel[_ ]size)\s*[=:]?\s*(\d+)",
     )

@@ -60,3 +60,11 @@ def test_a_code_typed_alone_answers_with_its_page_confidently() -> None:
     assert result.matches[0].id == "fallen"
     assert result.matches[0].confident
     assert result.matches[0].reasons[0] == "you typed Xid 79, a code this page owns"
+
+
+def test_a_code_no_message_prints_still_answers_with_the_page_owning_it() -> None:
+    owner = made_reference(id="illegal", title="Illegal memory access", tags=["error-700"])
+    result = match_text(build_index([owner]), "CUDA error 700")
+    (first,) = result.matches
+    assert (first.id, first.confident, first.score) == ("illegal", True, 1.0)
+    assert first.reasons == ["you typed CUDA error 700, a code this page owns"]
