@@ -50,14 +50,16 @@ def _owner_first(index: MatchIndex, matches: list[Match], owner: LookUp) -> list
             title=reference.title,
             summary=reference.summary,
             kind=reference.kind,
-            score=1.0,  # the code typed is the page's own, exactly
+            score=1.0,
             confident=True,
             reasons=[],
             matched_message=None,
             matched_span=None,
             next_checks=index.checks[index.positions[owner.id]].next_checks([]),
         )
-    confident = found.model_copy(update={"confident": True, "reasons": [owner.why, *found.reasons]})
+    # The code typed is the page's own, exactly: a score of 1, whatever its messages say.
+    update = {"confident": True, "score": 1.0, "reasons": [owner.why, *found.reasons]}
+    confident = found.model_copy(update=update)
     return [confident, *(m for m in matches if m.id != owner.id)]
 
 

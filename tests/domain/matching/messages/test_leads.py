@@ -67,4 +67,4 @@ def test_a_code_no_message_prints_still_answers_with_the_page_owning_it() -> Non
     result = match_text(build_index([owner]), "CUDA error 700")
     (first,) = result.matches
     assert (first.id, first.confident, first.score) == ("illegal", True, 1.0)
-    assert first.reasons == ["you typed CUDA error 700, a code this page owns"]
+    assert first.reasons[0] == "you typed CUDA error 700, a code this page owns"
