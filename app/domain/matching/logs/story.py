@@ -145,17 +145,18 @@ def _with_first_error(
     the waits that began after it fold under it."""
     line, numbers, raw = first
     stated = exception_line(lines, line)
-    if stated is not None:  # an ERROR line announcing a traceback: its exception says it
-        line, numbers, raw = stated, [stated], lines[stated - 1]
-    if any(root.line <= line for root in roots):
+    if stated is not None:  # a message announcing a traceback: its exception says it
+        numbers, raw = [*numbers, stated], lines[stated - 1]
+    if any(root.line <= line and not _advisory(root, lines) for root in roots):
         return roots
     where = attribute(numbers)
     echoed = next(
         (
             root
             for root in roots
-            if root.line - line <= EVENT_LINES
+            if 0 < root.line - line <= EVENT_LINES
             and root.id not in waiting
+            and not _advisory(root, lines)
             and not (where.ranks and root.ranks and set(where.ranks).isdisjoint(root.ranks))
         ),
         None,

@@ -45,7 +45,7 @@ CRASH_RE = re.compile(
     r"Segmentation fault|core dumped|Fatal Python error|terminate called|\bBus error\b"
     r"|^\s*Killed\s*$|\bAborted\b|CUDA error:|NCCL error:|NCCL error in:|Signals\.SIG[A-Z]+"
     r"|\bSIG(?:SEGV|ABRT|BUS|ILL)\b|\bout of memory\b|NVRM: Xid \(|\bfatal error:"
-    r"|^\S+: error: |^\S+:\d+:\d+: error:"
+    r"|^\S+: error: |^\S+:\d+:\d+: error:|\bException in (?:worker|thread|callback)\b"
 )
 # A line is read this far for what it states.
 LINE_CHARS = 2000
@@ -59,9 +59,12 @@ TRACEBACK_LINES = 400
 
 
 def exception_line(lines: Sequence[str], number: int) -> int | None:
-    """When a traceback starts within TRACEBACK_GAP lines after line `number` (1-based),
-    the number of the line stating its exception: the first line after its frames that is
-    not scaffolding and states a failure; None otherwise."""
+    """When line `number` (1-based) announces a traceback (a logger's message such as
+    `Exception in worker ...: <error>`, not an exception line itself) and one starts within
+    TRACEBACK_GAP lines after it, the number of the line stating its exception: the first
+    line after its frames that is not scaffolding and states a failure; None otherwise."""
+    if EXCEPTION_RE.search(lines[number - 1]):
+        return None  # the end of a traceback already: what follows is another event
     start = None
     for later in range(number, min(len(lines), number + TRACEBACK_GAP)):
         if TRACEBACK_HEAD in lines[later]:
@@ -113,7 +116,8 @@ FAILURE_NEEDLES = (
     "killed",
     "abort",
     "sig",
-    "critical",
+    "memory",
+    "xid",
 )
 
 

@@ -315,3 +315,44 @@ def wrapper_reference() -> Reference:
         messages=[message],
         path="references/fx-launcher.md",
     )
+
+
+def test_an_exception_line_is_its_own_event_not_the_next_tracebacks_announcement(
+    index: MatchIndex,
+) -> None:
+    log = log_of(
+        START.format(n=1),
+        "[rank0]: ValueError: DeepSpeed is not compatible with `device_map`.",
+        "[rank1]: Traceback (most recent call last):",
+        '[rank1]:   File "train.py", line 3, in <module>',
+        "[rank1]: RuntimeError: the store was closed",
+    )
+    root = scan_log(index, log).diagnosis.roots[0]
+    assert (root.id, root.line, root.line_numbers) == (None, 2, [2])
+
+
+def test_a_message_announcing_a_traceback_is_one_event_with_its_exception(
+    index: MatchIndex,
+) -> None:
+    log = log_of(
+        START.format(n=1),
+        "ERROR worker.py:233] Exception in worker Proc while processing method init: "
+        "Cannot re-initialize CUDA in forked subprocess.",
+        "ERROR worker.py:233] Traceback (most recent call last):",
+        'ERROR worker.py:233]   File "w.py", line 3, in init',
+        "ERROR worker.py:233] RuntimeError: Cannot re-initialize CUDA in forked subprocess.",
+    )
+    root = scan_log(index, log).diagnosis.roots[0]
+    assert (root.id, root.line, root.line_numbers) == (None, 2, [2, 5])
+    assert root.text is not None
+    assert root.text.endswith("RuntimeError: Cannot re-initialize CUDA in forked subprocess.")
+
+
+def test_a_warning_before_it_does_not_hide_the_first_failure(index: MatchIndex) -> None:
+    recompile = "torch._dynamo hit config.recompile_limit (8)"
+    log = log_of(
+        START.format(n=1), f"W0110 12:27:06 convert_frame.py:1551] {recompile}", "KeyError: 'lr'"
+    )
+    roots = scan_log(index, log).diagnosis.roots
+    assert roots[0].id is None
+    assert roots[0].line == 3

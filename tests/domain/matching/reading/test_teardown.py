@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from failref.domain.matching.reading.teardown import (
+    FAILURE_NEEDLES,
     exception_line,
     failure_statements,
     is_scaffold,
@@ -99,3 +100,22 @@ def test_the_first_failure_statements_come_in_line_order() -> None:
     ]
     assert failure_statements(firsts, 1) == [(4, [4, 6], "KeyError: 'lr'")]
     assert [found[0] for found in failure_statements(firsts, 8)] == [4, 9]
+
+
+def test_every_failure_statement_holds_a_needle() -> None:
+    """The needles are looked for before the patterns: a line the patterns say states a
+    failure must hold one, or it is never found."""
+    lines = [
+        "cudaMalloc failed: out of memory",
+        "NVRM: Xid (PCI:0000:9b:00): 119, pid=1, Timeout",
+        "x.c:1:10: fatal error: stddef.h: No such file",
+        "Segmentation fault (core dumped)",
+        "Killed",
+        "(VllmWorkerProcess pid=1) ERROR multiproc_worker_utils.py:233] Exception in worker "
+        "VllmWorkerProcess while processing method init_device: Cannot re-initialize CUDA",
+        "KeyError: 'lr'",
+        "[rank0]: torch.OutOfMemoryError: CUDA out of memory.",
+    ]
+    for line in lines:
+        assert states_a_failure(line), line
+        assert any(needle in line.lower() for needle in FAILURE_NEEDLES), line
