@@ -24,7 +24,7 @@ from ...references.values import (
 from ..index.match_index import MatchIndex
 from ..index.pieces import comparison_key
 from ..reading.context import QueryContext
-from ..reading.evidence import quieter
+from ..reading.evidence import line_level, normal_output, quieter
 from ..results import (
     CandidateMatch,
     CheckHint,
@@ -124,12 +124,16 @@ class Judge:
             }
         )
         messages: dict[int, tuple[float, int]] = {}
+        pasted = self.text.splitlines()
         for number, scores in self.neighbours:
             if number == scored.line_number:
                 continue  # the symptom's own line says nothing about its cause
+            level = line_level(pasted[number - 1]) if number <= len(pasted) else None
             for ref in causes:
                 line = scores.best_line(self.index, ref)
                 if line is None or self.index.entry_kinds[line.entry] != "failure":
+                    continue
+                if normal_output(level, self.index.entry_levels[line.entry]):
                     continue
                 if line.similarity > messages.get(ref, (0.0, 0))[0]:
                     messages[ref] = (line.similarity, number)

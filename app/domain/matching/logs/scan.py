@@ -32,7 +32,7 @@ from ..judging.judge import (
 )
 from ..judging.unmatched import unrecognised_lines
 from ..reading.context import QueryContext, RunContext, infer_context, read_context
-from ..reading.evidence import code_path_hits, line_level
+from ..reading.evidence import Level, code_path_hits, line_level, normal_output
 from ..reading.grouping import TemplateGroup
 from ..reading.lines import ReadingFacts, count_lines, reading_notes, telling
 from ..reading.normalize import MAX_LINE_CHARS
@@ -137,7 +137,8 @@ def scan_read(
         if not scores:  # no message line to rank: most lines of a high-entropy paste
             unmatched.append((group.template, group.line_numbers))
             continue
-        _remember_neighbours(index, scores, group, neighbours)
+        level = line_level(lines[group.line_numbers[0] - 1])
+        _remember_neighbours(index, scores, group, neighbours, level)
         scorer = Scorer(index, keyword_stems(key.split()), query, None, offsets)
         if not _scan_group(scorer, scores, group, hits):
             unmatched.append((group.template, group.line_numbers))
@@ -191,14 +192,17 @@ def _remember_neighbours(
     scores: LineScores,
     group: TemplateGroup,
     neighbours: dict[int, tuple[float, int]],
+    level: Level | None,
 ) -> None:
     """Keep, per reference, the best failure-line similarity in the log and where (only
-    those good enough to count for a symptom's candidate: the scores come best first)."""
+    those good enough to count for a symptom's candidate: the scores come best first; a
+    line logged at INFO resembling a message that is not, normal output, never counts)."""
     for line in scores:
         if line.similarity < NEIGHBOUR_SIMILARITY:
             break
         better = line.similarity > neighbours.get(line.ref, (0.0, 0))[0]
-        if better and index.entry_kinds[line.entry] == "failure":
+        counts = not normal_output(level, index.entry_levels[line.entry])
+        if better and counts and index.entry_kinds[line.entry] == "failure":
             neighbours[line.ref] = (line.similarity, group.line_numbers[0])
 
 

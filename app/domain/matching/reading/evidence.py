@@ -99,6 +99,14 @@ def quieter(line: Level | None, message: Level | None) -> bool:
     return LEVEL_RANK[line] <= LEVEL_RANK["info"] < LEVEL_RANK[message]
 
 
+def normal_output(line: Level | None, message: Level | None) -> bool:
+    """True when a line logged at INFO or DEBUG resembles a message that is not such a line
+    itself: normal output, which says nothing for or against a cause (vLLM's `Available KV
+    cache memory: 52.11 GiB` beside the KV-cache page's `No available memory`)."""
+    quiet = ("debug", "info")
+    return line in quiet and message not in quiet
+
+
 def says_failure(line: str) -> bool:
     """True when the line's words speak of a failure, whatever its level."""
     return FAILURE_WORD_RE.search(line[:2000]) is not None

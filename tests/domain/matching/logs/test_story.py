@@ -15,6 +15,7 @@ from failref.domain.matching.judging.unmatched import Unmatched
 from failref.domain.matching.logs.ranks import attribute, log_ranks, read_labels
 from failref.domain.matching.logs.scan import scan_log
 from failref.domain.matching.logs.story import diagnose
+from failref.domain.matching.messages.match import match_text
 from failref.domain.matching.reading.context import RunContext
 from failref.domain.matching.results import ScanHit
 from failref.domain.references.document import Message, Reference
@@ -356,3 +357,12 @@ def test_a_warning_before_it_does_not_hide_the_first_failure(index: MatchIndex) 
     roots = scan_log(index, log).diagnosis.roots
     assert roots[0].id is None
     assert roots[0].line == 3
+
+
+def test_a_line_logged_at_info_never_raises_a_candidate(index: MatchIndex) -> None:
+    truncated = SLOW_LINK.split("NCCL WARN ", 1)[1]
+    for level, counts in (("NCCL WARN", True), ("NCCL INFO", False)):
+        paste = log_of(f"node1:100:200 [0] {level} {truncated}", watchdog(0))
+        symptom = next(m for m in match_text(index, paste).matches if m.id == "fx-timeout")
+        slow = next(c for c in symptom.candidates if c.id == "fx-slow-link")
+        assert ("line 1 looks like this cause's own message" in slow.reasons) is counts, level
