@@ -17,6 +17,7 @@ from paths import DATA, REFERENCES
 
 from failref.domain.matching.index.match_index import MatchIndex, build_index
 from failref.domain.matching.logs.scan import scan_log
+from failref.domain.matching.reading.teardown import is_wrapper
 from failref.domain.references.folder import read_folder
 
 WHOLE_LOGS = DATA / "wholelogs"
@@ -88,3 +89,24 @@ def test_a_healthy_log_has_no_root_and_reads_as_quiet(index: MatchIndex, log: Wh
 )
 def test_a_failing_log_reads_as_a_failure(index: MatchIndex, log: WholeLog) -> None:
     assert scan_log(index, log.text).diagnosis.verdict == "failure"
+
+
+@pytest.mark.parametrize(
+    "log", [pytest.param(log, id=log.name) for log in LOGS if log.root_id is not None]
+)
+def test_wrappers_and_teardown_fold_under_the_first_root(index: MatchIndex, log: WholeLog) -> None:
+    """torchrun's summary and SIGTERM forwarding, engine start-up wrappers and dead actors
+    are never the first root while the log holds another failure, and every such line is
+    among what follows from the first root."""
+    diagnosis = scan_log(index, log.text).diagnosis
+    first = diagnosis.roots[0]
+    wrappers = {r.id for r in index.references if "wrapper" in r.tags}
+    assert first.id not in wrappers
+    folded = {
+        number
+        for consequence in first.consequences
+        for number in range(consequence.first_line, consequence.last_line + 1)
+    }
+    lines = log.text.splitlines()
+    teardown = [n for n, line in enumerate(lines, 1) if is_wrapper(line) and n > first.line]
+    assert [n for n in teardown if n not in folded] == []
