@@ -67,7 +67,8 @@ SCAN_DESCRIPTION = """\
 Scan a WHOLE log (a training or serving log of many lines, up to the server's line limit) \
 and tell its story. `diagnosis.roots` lists what went wrong, the first failure first (one \
 with `id` null is an error no reference covers yet: read its `text` and its `leads`; \
-launcher and engine wrappers such as torchrun's ChildFailedError fold under it): each \
+launcher and engine wrappers such as torchrun's ChildFailedError fold under it; a log \
+whose only matches are warnings has no root and the verdict `warnings`): each \
 root with its first line (1-based), the ranks and hosts that printed it, the lines around \
 it, its candidate causes when it is a symptom, the checks to run next (`next_checks`), \
 and the later lines it explains \

@@ -45,6 +45,7 @@ KV_CACHE = labelled_line("kv-cache-exhaustion", "No available memory for the cac
 PROGRESS = [f"step {n}/2000 | loss 2.{n:03d} | tokens/s 101234" for n in range(1, 40)]
 LOG = "\n".join([*PROGRESS, KV_CACHE, WATCHDOG])
 UNKNOWN_ERROR = "RuntimeError: frobnicator exploded while reticulating splines"
+WARNING = labelled_line("torch-compile-recompiles", "To diagnose recompilation issues")
 
 # Pages anyone can open with a GET: path and status.
 PUBLIC_PAGES = [
@@ -97,6 +98,11 @@ def test_public_page_has_no_axe_violation(page: Page, path: str, status: int) ->
             "\n".join([*PROGRESS, "a retry failed, trying the next mirror"]),
             "No reference covers the errors in this log",
             id="unrecognised",
+        ),
+        pytest.param(
+            "\n".join([*PROGRESS, WARNING]),
+            "No failure in this log; some warnings match references",
+            id="warnings",
         ),
         pytest.param("\n".join(PROGRESS), "Nothing in this log looks like a failure", id="quiet"),
     ],

@@ -232,7 +232,7 @@ class UnrecognisedLine(BaseModel):
 
 # What a log says as a whole, in one word: a failure with a root; only leads (lines that
 # resemble a reference without confidence); errors no reference covers; nothing wrong.
-LogVerdict = Literal["failure", "uncovered-failure", "leads", "unrecognised", "quiet"]
+LogVerdict = Literal["failure", "uncovered-failure", "warnings", "leads", "unrecognised", "quiet"]
 
 
 class Diagnosis(BaseModel):
@@ -240,9 +240,10 @@ class Diagnosis(BaseModel):
 
     verdict: LogVerdict = Field(
         description="failure: it has a root a page covers; uncovered-failure: its first "
-        "root is an error no page covers yet; leads: lines resemble references, none with "
-        "confidence; unrecognised: error-looking lines that no reference covers; quiet: no "
-        "line matches a reference or looks like an error."
+        "root is an error no page covers yet; warnings: nothing failed, but warning lines "
+        "match references (a warning rarely ends a run); leads: lines resemble references, "
+        "none with confidence; unrecognised: error-looking lines that no reference covers; "
+        "quiet: no line matches a reference or looks like an error."
     )
     roots: list[Root]
     unrecognised: list[UnrecognisedLine] = Field(description="The first of them, by line.")

@@ -694,3 +694,12 @@ def test_a_term_with_no_confident_match_shows_its_lead_and_keeps_the_query(
     assert body["lead"]["id"] == "fx-serving"
     assert body["lead"]["url"] == "/r/fx-serving"
     assert body["lookups"][0]["why"] == "“gpu_memory_utilization” is named in its messages"
+
+
+def test_a_log_of_warnings_alone_says_nothing_failed(diagnosis_client: TestClient) -> None:
+    warning = "W0110 12:27:06 convert_frame.py:1551] torch._dynamo hit config.recompile_limit (8)"
+    log = story_log(warning)
+    page = parse(diagnosis_client.post("/", data={"log": log}))
+    assert page.find("h1").text == "No failure in this log; some warnings match references"
+    assert "a warning rarely ends a run" in page.find("p", class_="verdict").text
+    assert page.find_all("li", class_="root") == []

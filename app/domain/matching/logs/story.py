@@ -17,7 +17,8 @@ hit list. A failure nothing explains is a root; a symptom root keeps its candida
 the evidence in the log. Failures that explain nothing of each other are separate roots.
 Roots are ordered failures before advisories (Python warnings and WARNING-level lines,
 which rarely end a run; NCCL's `WARN` is its error level and counts as a failure), then
-by first line: where a log went wrong is its first failure.
+by first line: where a log went wrong is its first failure. A log whose only matches are
+advisories has no root: its verdict is `warnings`, and the hits list them.
 
 **The first failure is the root, covered or not.** A line that states a failure (an
 exception, a crash, an ERROR line: `reading.teardown`) before every covered failure is
@@ -118,10 +119,13 @@ def diagnose(
     if first is not None:
         built = _with_first_error(index, built, first, lines, attribute, waiting)
     built.sort(key=lambda root: (_advisory(root, lines), root.line))
+    warned = bool(built) and all(_advisory(root, lines) for root in built)
+    if warned:  # warnings are not failures: they are listed as hits, the log has no root
+        built = []
     if built:
         built[0] = _folded(built[0], wrapped, unmatched.wrappers, lines)
     return Diagnosis(
-        verdict=log_verdict(built, hits, unmatched.total),
+        verdict="warnings" if warned else log_verdict(built, hits, unmatched.total),
         roots=built,
         unrecognised=unmatched.shown,
         unrecognised_lines=unmatched.total,

@@ -366,3 +366,9 @@ def test_a_line_logged_at_info_never_raises_a_candidate(index: MatchIndex) -> No
         symptom = next(m for m in match_text(index, paste).matches if m.id == "fx-timeout")
         slow = next(c for c in symptom.candidates if c.id == "fx-slow-link")
         assert ("line 1 looks like this cause's own message" in slow.reasons) is counts, level
+
+
+def test_a_log_whose_only_matches_are_warnings_has_no_root(index: MatchIndex) -> None:
+    recompile = "W0110 12:27:06 convert_frame.py:1551] torch._dynamo hit config.recompile_limit (8)"
+    diagnosis = scan_log(index, log_of(START.format(n=1), recompile, START.format(n=2))).diagnosis
+    assert (diagnosis.verdict, diagnosis.roots) == ("warnings", [])
