@@ -143,7 +143,7 @@ def logs(index: MatchIndex, misses: bool) -> None:
     roots_covered = sum(entry.get("root_expect") not in (None, "uncovered") for entry in manifest)
     print(f"\n(roots a page covers: {roots_covered}; the rest are counted the same)")
     for label, with_context in (("with context as written", True), ("without context", False)):
-        failing = healthy = named = alarms = refused = 0
+        failing = healthy = named = alarms = confident_hits = refused = 0
         notes: list[str] = []
         for entry in manifest:
             text = (BLIND / "logs" / entry["file"]).read_text(encoding="utf-8")
@@ -155,13 +155,16 @@ def logs(index: MatchIndex, misses: bool) -> None:
                     failing += 1
                     notes.append(f"{entry['file']}: {context}")
                     continue
-            diagnosis = scan_log(index, text, context).diagnosis
+            scanned = scan_log(index, text, context)
+            diagnosis = scanned.diagnosis
             if entry["verdict"] == "healthy":
                 healthy += 1
-                confident = [root.id for root in diagnosis.roots]
-                if confident:
-                    alarms += 1
-                    notes.append(f"{entry['file']}: healthy, roots {confident}")
+                rooted = [root.id for root in diagnosis.roots]
+                loud = [hit.id for hit in scanned.hits if hit.confident]
+                alarms += bool(rooted)
+                confident_hits += bool(loud)
+                if rooted or loud:
+                    notes.append(f"{entry['file']}: healthy, roots {rooted}, confident {loud}")
                 continue
             failing += 1
             root_lines = _lines_holding(text, entry["root"])
@@ -176,6 +179,7 @@ def logs(index: MatchIndex, misses: bool) -> None:
         share = f"{named / failing:.2f}" if failing else "-"
         print(f"{f'failing: root named ({named}/{failing})':52} {share:>7} {'>= 0.80':>8}")
         print(f"{'healthy: with a root':52} {alarms:>7} {'0':>8}")
+        print(f"{'healthy: with a confident hit':52} {confident_hits:>7} {'0':>8}")
         print(f"{'contexts refused':52} {refused:>7} {'0':>8}")
         if misses:
             for note in notes:
