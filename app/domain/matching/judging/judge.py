@@ -10,7 +10,9 @@ failure only when its values say failing.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 from ...references.document import Message, Reference
 from ...references.values import (
@@ -22,7 +24,6 @@ from ...references.values import (
     verdict,
 )
 from ..index.match_index import MatchIndex
-from ..index.pieces import comparison_key
 from ..reading.context import QueryContext
 from ..reading.evidence import line_level, normal_output, quieter
 from ..results import (
@@ -48,6 +49,9 @@ from .telling import tails_disagree
 # the shipped references no confident collision (0.65 would flag one: a bare `GPU KV cache
 # size` line against kv-cache-exhaustion).
 CONFIDENT_THRESHOLD = 0.70
+# Message lines whose raw text a telling-span comparison looked up, remembered.
+MESSAGE_LINES_KEPT = 4096
+_WORDS_RE = re.compile(r"[a-z0-9_]+")
 # A failure message logged at these levels (NCCL's `INFO NET/Socket : Using`) is what many
 # healthy runs print too: it is a lead for its page, never a confident answer.
 QUIET_MESSAGE_LEVELS = frozenset({"info", "debug"})
@@ -188,7 +192,9 @@ def gates_for(
     line = scored.line
     if line is None:
         return gates
-    other = tails_disagree(text, message_line(index, reference, line.entry)) if text else None
+    # Only a match that could be confident is worth the telling-span comparison.
+    could_be = bool(text) and scored.raw >= CONFIDENT_THRESHOLD
+    other = tails_disagree(text, message_line(index, reference, line.entry)) if could_be else None
     if other is not None and named_elsewhere(index, line.ref, other.words):
         gates.append(
             f"line {scored.line_number} ends “{other.said[:60]}” where its message ends "
@@ -224,10 +230,16 @@ def named_elsewhere(index: MatchIndex, ref: int, words: frozenset[str]) -> bool:
 
 def message_line(index: MatchIndex, reference: Reference, entry: int) -> str:
     """The line of a reference's message that a message line (an index entry) is."""
-    message = reference.messages[index.entry_messages[entry]]
-    key = index.entry_keys[entry]
-    lines = message.text.splitlines()
-    return next((line for line in lines if comparison_key(line) == key), lines[0] if lines else "")
+    return _line_of(reference.messages[index.entry_messages[entry]].text, index.entry_keys[entry])
+
+
+@lru_cache(maxsize=MESSAGE_LINES_KEPT)
+def _line_of(text: str, key: str) -> str:
+    """The line of a message block sharing the most words with one of its comparison keys
+    (the key is the line normalised: its words are the line's, lower case)."""
+    wanted = set(key.split())
+    lines = text.splitlines() or [""]
+    return max(lines, key=lambda line: len(wanted.intersection(_WORDS_RE.findall(line.lower()))))
 
 
 def diagnostic_verdict(message: Message | None, text: str) -> ValueVerdict | None:
