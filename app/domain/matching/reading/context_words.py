@@ -67,7 +67,7 @@ FRAMEWORK_ALIASES = {
     "tgi": "text-generation-inference",
 }
 _FRAMEWORKS = tuple(
-    (name, re.compile(rf"(?<![\w.-])(?:{spelling})(?![\w-])"))
+    (name, re.compile(rf"(?<![\w.-])(?:{spelling})(?![a-z0-9_])"))
     for name, spelling in FRAMEWORK_SPELLINGS
 )
 
@@ -101,7 +101,7 @@ PHASE_WORDS: tuple[tuple[tuple[str, ...], str], ...] = (
         ("startup",),
         r"start[-_ ]?up|starting|start|init|initiali[sz](?:e|ed|ing|ation)|launch(?:ing)?"
         r"|boot(?:ing)?|warm[-_ ]?up|loading(?: the)? (?:model|weights|checkpoint)"
-        r"|model load(?:ing)?|weight load(?:ing)?|loading|rendezvous|profil(?:e|ing) run"
+        r"|model load(?:ing)?|weight load(?:ing)?|rendezvous|profil(?:e|ing) run"
         r"|cuda graph capture|graph capture|capturing",
     ),
     (("checkpointing",), r"checkpoint(?:s|ing)?|sav(?:e|es|ing)(?: checkpoints?)?|resum(?:e|ing)"),
@@ -145,6 +145,7 @@ _COUNTS: tuple[re.Pattern[str], ...] = tuple(
         rf"{_NUMBER}\s*(?:nodes?|machines?|hosts?|servers?)\s*(?:[x×*]|of|with|each with|,)?\s*"
         rf"(\d+)\s*(?:{_DEVICES}|{_MODEL})?",
         rf"{_NUMBER}\s*[x×*]\s*(\d+)(?!\s*(?:g|gb|gib|mb)\b)(?!\d)",
+        rf"{_NUMBER}\s*[x×*]\s*\d+\s*(?:g|gb|gib)\b",
         rf"{_NUMBER}\s*[x×*]?\s*(?:{_MODEL}|{_DEVICES})",
         rf"(?:{_MODEL}[\w-]*|{_DEVICES})\s*[x×*]\s*(\d+)(?![\d.])",
         r"^\s*(\d+)(?![\w.])",
