@@ -1,8 +1,8 @@
-"""A reference made in a test: every field a reference must have, and the ones given."""
+"""A reference or message made in a test: every field it must have, and the ones given."""
 
 from __future__ import annotations
 
-from failref.domain.references.document import Reference
+from failref.domain.references.document import Message, MessageKind, Reference
 
 
 def made_reference(**fields: object) -> Reference:
@@ -25,3 +25,10 @@ def made_reference(**fields: object) -> Reference:
         "content_hash": "0" * 64,
     }
     return Reference.model_validate(base | fields)
+
+
+def made_message(text: str, kind: MessageKind = "failure") -> Message:
+    """A message block of `kind` with `text`, seen in a log no link names."""
+    return Message(
+        text=text, kind=kind, seen_in_markdown="Seen in a log.", seen_in_url=None, line=1
+    )

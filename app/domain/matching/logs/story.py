@@ -20,60 +20,31 @@ which rarely end a run; NCCL's `WARN` is its error level and counts as a failure
 by first line: where a log went wrong is its first failure. A log whose only matches are
 advisories has no root: its verdict is `warnings`, and the hits list them.
 
-**The first failure is the root, covered or not.** A line that states a failure (an
-exception, a crash, an ERROR line: `reading.teardown`) before every covered failure is
-the first root, with `id: None` when no page covers it and the closest pages as leads; a
-covered failure printed within EVENT_LINES after it is the same event told again (the
-C++ `what():` under a Python exception) and takes its line. Waiting symptoms that begin
-after it fold under it.
-
-**Wrappers are never roots** while anything else failed: hits on pages tagged `wrapper`
-(torchrun's summary, a start-up wrapper, a dead actor) and the wrapper lines nothing
-matched fold under the first root. A log of nothing but wrappers has the wrapper as its
-root: its page says where the real error is.
+**The first failure is the root, covered or not**, and wrappers (hits on pages tagged
+`wrapper`, and wrapper lines nothing matched) are never roots while anything else failed:
+`logs.first_failure`. A log of nothing but wrappers has the wrapper as its root: its page
+says where the real error is.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..index.match_index import MatchIndex
 from ..judging.unmatched import Unmatched
-from ..messages.match import match_text
 from ..reading.evidence import line_level
 from ..reading.lines import plural
-from ..reading.teardown import exception_line
-from ..results import (
-    Consequence,
-    Diagnosis,
-    Lead,
-    LogLine,
-    LogVerdict,
-    Root,
-    ScanHit,
-)
+from ..results import Consequence, Diagnosis, LogVerdict, Root, ScanHit
+from .first_failure import with_first_error, with_wrappers
 from .ranks import Attribution, LogRanks, number_ranges
+from .roots import advisory, consequence_of, quoted_context
 
 # Tags that make a symptom a wait on other ranks: its cause is often on a rank that did
 # not print it.
 WAITING_TAGS = frozenset({"hang", "timeout"})
 # The tag of a page about a line printed on top of the real error.
 WRAPPER_TAG = "wrapper"
-# A covered failure this many lines after a first error is the same event told again.
-EVENT_LINES = 3
-# Closest pages offered as leads under a root no page covers.
-ROOT_LEADS = 3
-UNCOVERED_TITLE = "No reference covers this error yet"
-# A page scoring below this on an uncovered root's line shares too little to be a lead.
-MIN_LEAD_SCORE = 0.3
-# Lines quoted around a root's first line.
-CONTEXT_BEFORE = 3
-CONTEXT_AFTER = 3
-CONTEXT_CHARS = 500
-# Python's warnings module prints `UserWarning:`, `FutureWarning:` and the like.
-PYTHON_WARNING_RE = re.compile(r"\b[A-Z]\w*Warning:")
 # Levels of normal output: a line logged at them is never a failure by itself.
 QUIET_LEVELS = frozenset({"info", "debug"})
 
@@ -110,20 +81,20 @@ def diagnose(
     first = next((found for found in statements if found[0] not in covered), None)
     if not failures and first is None:  # nothing but wrappers: what the log has to say
         failures, wrapped = wrapped, []
-    links = _links(index, failures)
     waiting = frozenset(r.id for r in index.references if WAITING_TAGS & set(r.tags))
+    links = _links(index.symptom_causes, failures, waiting)
     built = [
         _root(failures[number], followers, links, failures, lines, ranks, waiting)
         for number, followers in _roots(failures, links).items()
     ]
     if first is not None:
-        built = _with_first_error(index, built, first, lines, attribute, waiting)
-    built.sort(key=lambda root: (_advisory(root, lines), root.line))
-    warned = bool(built) and all(_advisory(root, lines) for root in built)
+        built = with_first_error(index, built, first, lines, attribute, waiting)
+    built.sort(key=lambda root: (advisory(root, lines), root.line))
+    warned = bool(built) and all(advisory(root, lines) for root in built)
     if warned:  # warnings are not failures: they are listed as hits, the log has no root
         built = []
     if built:
-        built[0] = _folded(built[0], wrapped, unmatched.wrappers, lines)
+        built[0] = with_wrappers(built[0], wrapped, unmatched.wrappers)
     return Diagnosis(
         verdict="warnings" if warned else log_verdict(built, hits, unmatched.total),
         roots=built,
@@ -134,144 +105,6 @@ def diagnose(
         all_ranks=ranks.complete,
         notes=notes,
     )
-
-
-def _with_first_error(
-    index: MatchIndex,
-    roots: list[Root],
-    first: tuple[int, Sequence[int], str],
-    lines: Sequence[str],
-    attribute: Callable[[Sequence[int]], Attribution],
-    waiting: frozenset[str],
-) -> list[Root]:
-    """The roots with the first line stating a failure, when it comes before them all: the
-    covered root printed right after it takes its line; else it is a root of its own, and
-    the waits that began after it fold under it."""
-    line, numbers, raw = first
-    stated = exception_line(lines, line)
-    if stated is not None:  # a message announcing a traceback: its exception says it
-        numbers, raw = [*numbers, stated], lines[stated - 1]
-    if any(root.line <= line and not _advisory(root, lines) for root in roots):
-        return roots
-    where = attribute(numbers)
-    echoed = next(
-        (
-            root
-            for root in roots
-            if 0 < root.line - line <= EVENT_LINES
-            and root.id not in waiting
-            and not _advisory(root, lines)
-            and not (where.ranks and root.ranks and set(where.ranks).isdisjoint(root.ranks))
-        ),
-        None,
-    )
-    if echoed is not None:
-        told = echoed.model_copy(
-            update={
-                "line": line,
-                "line_numbers": [line, *echoed.line_numbers],
-                "count": echoed.count + len(numbers),
-                "reasons": [f"line {line} states it first", *echoed.reasons],
-                "context": _context(lines, line),
-            }
-        )
-        return [told if root is echoed else root for root in roots]
-    waits = [root for root in roots if root.id in waiting and root.kind == "symptom"]
-    follows = [
-        Consequence(
-            id=root.id,
-            title=root.title,
-            first_line=root.line,
-            last_line=max(root.line_numbers, default=root.line),
-            count=root.count,
-            ranks=root.ranks,
-            hosts=root.hosts,
-            why=f"a wait that began after the first error, at line {line}",
-        )
-        for root in waits
-    ]
-    reasons = [
-        "the first line of the log that states a failure",
-        "no reference covers it yet: read it, and the closest pages below",
-    ]
-    if follows:
-        count = sum(c.count for c in follows)
-        reasons.insert(1, f"explains {count:,} later {plural(count, 'line')}")
-    uncovered = Root(
-        id=None,
-        kind=None,
-        title=UNCOVERED_TITLE,
-        text=raw[:CONTEXT_CHARS],
-        line=line,
-        line_numbers=list(numbers),
-        count=len(numbers),
-        ranks=list(where.ranks),
-        hosts=list(where.hosts),
-        silent_ranks=[],
-        score=0.0,
-        reasons=reasons,
-        candidates=[],
-        checks=[],
-        consequences=follows,
-        context=_context(lines, line),
-        leads=_leads(index, raw),
-    )
-    return [uncovered, *(root for root in roots if root not in waits)]
-
-
-def _leads(index: MatchIndex, text: str) -> list[Lead]:
-    """The pages closest to a line no page covers, as leads."""
-    found = match_text(index, text[:CONTEXT_CHARS], None, ROOT_LEADS).matches
-    return [
-        Lead(
-            id=match.id,
-            title=match.title,
-            score=match.score,
-            why=[f"its text is the closest to this line (score {match.score:.2f}), not a match"],
-        )
-        for match in found
-        if match.score >= MIN_LEAD_SCORE
-    ]
-
-
-def _folded(
-    root: Root,
-    wrapped: Sequence[ScanHit],
-    lines_apart: Sequence[tuple[int, list[int]]],
-    lines: Sequence[str],
-) -> Root:
-    """The first root with the wrappers folded under it: hits on wrapper pages and the
-    wrapper lines that matched nothing."""
-    after = [
-        Consequence(
-            id=hit.id,
-            title=hit.title,
-            first_line=hit.first_line,
-            last_line=hit.last_line,
-            count=hit.count,
-            ranks=hit.ranks,
-            hosts=hit.hosts,
-            why="a launcher's or engine's wrapper: it reports the failure, not its cause",
-        )
-        for hit in wrapped
-    ]
-    numbers = sorted(number for _, found in lines_apart for number in found)
-    if numbers:
-        after.append(
-            Consequence(
-                id=None,
-                title="Teardown and wrapper lines",
-                first_line=numbers[0],
-                last_line=numbers[-1],
-                count=len(numbers),
-                ranks=[],
-                hosts=[],
-                why="what launchers and engines print on top of the real error",
-            )
-        )
-    if not after:
-        return root
-    return root.model_copy(update={"consequences": [*root.consequences, *after]})
 
 
 def log_verdict(roots: Sequence[Root], hits: Sequence[ScanHit], unrecognised: int) -> LogVerdict:
@@ -307,16 +140,19 @@ def _shadowed(hit: ScanHit, confident: Sequence[ScanHit]) -> bool:
     )
 
 
-def _links(index: MatchIndex, failures: Sequence[ScanHit]) -> dict[int, _Link]:
+def _links(
+    symptom_causes: Mapping[str, frozenset[str]],
+    failures: Sequence[ScanHit],
+    waiting: frozenset[str],
+) -> dict[int, _Link]:
     """The strongest explanation of each failure that has one, by position in `failures`."""
-    waiting = frozenset(r.id for r in index.references if WAITING_TAGS & set(r.tags))
     links: dict[int, _Link] = {}
     for number, later in enumerate(failures):
         if later.kind != "symptom":
             continue
         best: _Link | None = None
         for position, earlier in enumerate(failures):
-            found = _explains(index.symptom_causes, earlier, later, waiting, position)
+            found = _explains(symptom_causes, earlier, later, waiting, position)
             if found is not None and (best is None or found.strength < best.strength):
                 best = found
         if best is not None:
@@ -375,7 +211,7 @@ def _root(
     ranks: LogRanks,
     waiting: frozenset[str],
 ) -> Root:
-    consequences = [_consequence(failures[n], links.get(n)) for n in followers]
+    consequences = [consequence_of(failures[n], _why(links.get(n))) for n in followers]
     silent = list(ranks.silent(hit.ranks))
     return Root(
         id=hit.id,
@@ -393,22 +229,12 @@ def _root(
         checks=hit.checks,
         next_checks=hit.next_checks,
         consequences=consequences,
-        context=_context(lines, hit.first_line),
+        context=quoted_context(lines, hit.first_line),
     )
 
 
-def _consequence(hit: ScanHit, link: _Link | None) -> Consequence:
-    why = link.why if link is not None else "it follows from what this root explains"
-    return Consequence(
-        id=hit.id,
-        title=hit.title,
-        first_line=hit.first_line,
-        last_line=hit.last_line,
-        count=hit.count,
-        ranks=hit.ranks,
-        hosts=hit.hosts,
-        why=why,
-    )
+def _why(link: _Link | None) -> str:
+    return link.why if link is not None else "it follows from what this root explains"
 
 
 def _reasons(hit: ScanHit, consequences: Sequence[Consequence], silent: Sequence[int]) -> list[str]:
@@ -429,19 +255,6 @@ def _reasons(hit: ScanHit, consequences: Sequence[Consequence], silent: Sequence
             "usually where the hang is"
         )
     return reasons
-
-
-def _context(lines: Sequence[str], number: int) -> list[LogLine]:
-    start = max(1, number - CONTEXT_BEFORE)
-    end = min(len(lines), number + CONTEXT_AFTER)
-    return [LogLine(number=n, text=lines[n - 1][:CONTEXT_CHARS]) for n in range(start, end + 1)]
-
-
-def _advisory(root: Root, lines: Sequence[str]) -> bool:
-    """A warning rather than a failure: it rarely ends a run, so it sorts after failures."""
-    first = lines[root.line - 1]
-    warned = line_level(first) == "warning" and "NCCL WARN" not in first
-    return warned or bool(PYTHON_WARNING_RE.search(first))
 
 
 def _rank_list(ranks: Sequence[int]) -> str:

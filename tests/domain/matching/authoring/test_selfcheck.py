@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from paths import GOOD
-from reference_helpers import made_reference
+from reference_helpers import made_message, made_reference
 
 from failref.domain.matching.authoring.labelled import LabelledLine, read_labelled
 from failref.domain.matching.authoring.selfcheck import (
@@ -16,7 +16,6 @@ from failref.domain.matching.authoring.selfcheck import (
 )
 from failref.domain.matching.index.match_index import IndexCache, build_index
 from failref.domain.matching.messages.match import match_text
-from failref.domain.references.document import Message
 from failref.domain.references.folder import read_folder
 
 FIXTURES = GOOD
@@ -76,12 +75,8 @@ def test_an_edit_indexed_from_a_cache_leaves_the_cache_as_it_was() -> None:
 
 
 def test_a_line_of_a_page_of_normal_lines_is_answered_by_being_recognised() -> None:
-    message = Message(
-        text="UserWarning: TypedStorage is deprecated. It will be removed in the future",
-        kind="healthy",
-        seen_in_markdown="Seen in a log.",
-        seen_in_url=None,
-        line=1,
+    message = made_message(
+        "UserWarning: TypedStorage is deprecated. It will be removed in the future", "healthy"
     )
     catalogue = made_reference(id="harmless", kind="healthy", messages=[message])
     index = build_index([catalogue])

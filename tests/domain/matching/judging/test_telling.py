@@ -4,12 +4,11 @@ span names what another page's message names is held back from confidence."""
 from __future__ import annotations
 
 import pytest
-from reference_helpers import made_reference
+from reference_helpers import made_message, made_reference
 
 from failref.domain.matching.index.match_index import build_index
 from failref.domain.matching.judging.telling import tail_words, tails_disagree
 from failref.domain.matching.messages.match import match_text
-from failref.domain.references.document import Message
 
 
 @pytest.mark.parametrize(
@@ -50,21 +49,17 @@ def test_spans_disagree_only_when_each_says_what_the_other_does_not() -> None:
     assert tails_disagree("CUDA error: out of memory (retry)", "CUDA error: out of memory") is None
 
 
-def message(text: str) -> Message:
-    return Message(
-        text=text, kind="failure", seen_in_markdown="Seen in a log.", seen_in_url=None, line=1
-    )
-
-
 def test_a_span_another_page_names_holds_the_match_back() -> None:
     function = made_reference(
         id="function",
         messages=[
-            message("THCudaCheck FAIL file=<path> line=<n> error=<n> : invalid device function")
+            made_message(
+                "THCudaCheck FAIL file=<path> line=<n> error=<n> : invalid device function"
+            )
         ],
     )
     ordinal = made_reference(
-        id="ordinal", messages=[message("RuntimeError: CUDA error: invalid device ordinal")]
+        id="ordinal", messages=[made_message("RuntimeError: CUDA error: invalid device ordinal")]
     )
     line = (
         "THCudaCheck FAIL file=torch/csrc/cuda/Module.cpp line=32 error=10 : invalid device ordinal"

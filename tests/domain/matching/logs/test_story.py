@@ -8,7 +8,7 @@ import dataclasses
 
 import pytest
 from paths import DIAGNOSIS
-from reference_helpers import made_reference
+from reference_helpers import made_message, made_reference
 
 from failref.domain.matching.index.match_index import MatchIndex, build_index
 from failref.domain.matching.judging.unmatched import Unmatched
@@ -18,7 +18,7 @@ from failref.domain.matching.logs.story import diagnose
 from failref.domain.matching.messages.match import match_text
 from failref.domain.matching.reading.context import RunContext
 from failref.domain.matching.results import ScanHit
-from failref.domain.references.document import Message, Reference
+from failref.domain.references.document import Reference
 from failref.domain.references.folder import read_folder
 
 SLOW_LINK = (
@@ -302,13 +302,7 @@ def test_a_hit_on_a_wrapper_page_folds_under_the_first_error() -> None:
 
 def wrapper_reference() -> Reference:
     """A page about a launcher's line on top of the real error, tagged `wrapper`."""
-    message = Message(
-        text="the launcher saw rank <n> exit with code <n> and stopped",
-        kind="failure",
-        seen_in_markdown="Seen in a test.",
-        seen_in_url=None,
-        line=1,
-    )
+    message = made_message("the launcher saw rank <n> exit with code <n> and stopped")
     return made_reference(
         id="fx-launcher",
         title="A launcher stopped the job",

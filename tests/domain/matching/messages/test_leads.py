@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import pytest
 from paths import DIAGNOSIS
-from reference_helpers import made_reference
+from reference_helpers import made_message, made_reference
 
 from failref.domain.matching.index.match_index import MatchIndex, build_index
 from failref.domain.matching.messages.match import match_text
 from failref.domain.matching.reading.context import RunContext
-from failref.domain.references.document import Message
 from failref.domain.references.folder import read_folder
 
 
@@ -48,13 +47,7 @@ def test_a_term_no_message_holds_leads_to_the_page_naming_it(index: MatchIndex) 
 
 
 def test_a_code_typed_alone_answers_with_its_page_confidently() -> None:
-    message = Message(
-        text="NVRM: Xid (PCI:<hex>): 79, pid=<n>, GPU has fallen off the bus.",
-        kind="failure",
-        seen_in_markdown="Seen in a log.",
-        seen_in_url=None,
-        line=1,
-    )
+    message = made_message("NVRM: Xid (PCI:<hex>): 79, pid=<n>, GPU has fallen off the bus.")
     owner = made_reference(id="fallen", title="Fallen off the bus", messages=[message])
     result = match_text(build_index([owner]), "Xid 79")
     assert result.matches[0].id == "fallen"
