@@ -201,12 +201,17 @@ def _known(name: str, names: Sequence[str]) -> str:
 
 def read_values(text: str, slots: Sequence[Slot]) -> dict[str, Value]:
     """The named values found in `text` (the first occurrence of each), by name."""
+    return {name: value for name, (value, _) in read_placed(text, slots).items()}
+
+
+def read_placed(text: str, slots: Sequence[Slot]) -> dict[str, tuple[Value, int]]:
+    """`read_values` with where each value starts in `text` (a character offset)."""
     text = text[:MAX_VALUE_TEXT_CHARS]
     # A slot's first word, any case, is in every match: on ASCII text an `in` over the
     # text lowered once rules out most slots at C speed, and the others are searched for
     # lower case in it (lowering ASCII moves no character).
     lowered = text.lower() if text.isascii() else None
-    found: dict[str, Value] = {}
+    found: dict[str, tuple[Value, int]] = {}
     for slot in slots:
         first = slot.prefix[0] if slot.prefix else ""
         if lowered is not None and first.isascii() and first.lower() not in lowered:
@@ -219,7 +224,7 @@ def read_values(text: str, slots: Sequence[Slot]) -> dict[str, Value]:
         if match is not None:
             value = _value(slot.kind, match, text)
             if value is not None:
-                found[slot.name] = value
+                found[slot.name] = (value, match.start(1))
     return found
 
 
@@ -314,6 +319,12 @@ def holds(rule: Rule, values: Mapping[str, Value]) -> bool | None:
     if any(result is False for result in results):
         return False
     return True if all(result is True for result in results) else None
+
+
+def failing_names(failing: Sequence[Rule], values: Mapping[str, Value]) -> frozenset[str]:
+    """The names of the values that make a failing rule hold: what a failing reading is
+    about (`pending`, not the counts beside it)."""
+    return frozenset(name for rule in failing if holds(rule, values) is True for name in rule.names)
 
 
 def verdict(

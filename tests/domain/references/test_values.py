@@ -12,8 +12,10 @@ from failref.domain.references.values import (
     RuleError,
     Slot,
     Value,
+    failing_names,
     parse_rule,
     plain_template,
+    read_placed,
     read_values,
     rule_text,
     template_slots,
@@ -69,6 +71,14 @@ def test_words_are_read_whatever_the_alignment() -> None:
     slots = template_slots("        HW Slowdown                       : <word:hw_slowdown>")
     assert read_values("HW Slowdown   :   Active", slots) == {"hw_slowdown": "Active"}
     assert read_values("HW Slowdown : Not Active", slots) == {"hw_slowdown": "Not"}
+
+
+def test_each_value_says_where_it_was_read() -> None:
+    slots = template_slots("Pending : <word:pending>\nUncorrectable Error : <n:bad>")
+    text = "ECC\n  Uncorrectable Error : 4\n  Pending : Yes\n  Pending : No"
+    placed = read_placed(text, slots)
+    assert placed == {"pending": ("Yes", text.index("Yes")), "bad": (4.0, text.index("4"))}
+    assert read_values(text, slots) == {"pending": "Yes", "bad": 4.0}
 
 
 @pytest.mark.parametrize(
@@ -180,6 +190,15 @@ def test_without_healthy_rules_a_read_value_that_fails_no_rule_is_healthy() -> N
     assert verdict(rules, (), {"concurrency": 7.85}) == "healthy"
     assert verdict(rules, (), {"concurrency": 0.5}) == "failing"
     assert verdict(rules, (), {}) == "unknown"
+
+
+def test_a_failing_reading_names_only_the_values_of_the_rules_that_hold() -> None:
+    names = ["pending", "failure", "bad"]
+    rules = (parse_rule("pending == Yes", names), parse_rule("failure == Yes and bad > 0", names))
+    assert failing_names(rules, {"pending": "Yes", "failure": "No", "bad": 4.0}) == {"pending"}
+    both = failing_names(rules, {"pending": "Yes", "failure": "Yes", "bad": 4.0})
+    assert both == {"pending", "failure", "bad"}
+    assert failing_names(rules, {"pending": "No"}) == frozenset()
 
 
 def test_words_compare_without_case_and_quoted_words_are_allowed() -> None:

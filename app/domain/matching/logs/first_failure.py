@@ -20,6 +20,7 @@ from ..messages.match import match_text
 from ..reading.lines import plural
 from ..reading.teardown import exception_line
 from ..results import Consequence, Lead, Root, ScanHit
+from .clock import Clock
 from .ranks import Attribution
 from .roots import CONTEXT_CHARS, advisory, consequence_of, quoted_context
 
@@ -40,15 +41,16 @@ def with_first_error(
     lines: Sequence[str],
     attribute: Callable[[Sequence[int]], Attribution],
     waiting: frozenset[str],
+    clock: Clock,
 ) -> list[Root]:
-    """The roots with the first line stating a failure, when it comes before them all: the
-    covered root printed right after it takes its line; else it is a root of its own, and
-    the waits that began after it fold under it."""
+    """The roots with the first line stating a failure, when it comes before them all (in
+    time when the log carries it): the covered root printed right after it takes its line;
+    else it is a root of its own, and the waits that began after it fold under it."""
     line, numbers, raw = first
     stated = exception_line(lines, line)
     if stated is not None:  # a message announcing a traceback: its exception says it
         numbers, raw = [*numbers, stated], lines[stated - 1]
-    if any(root.line <= line and not advisory(root, lines) for root in roots):
+    if any(clock.key(root.line) <= clock.key(line) and not advisory(root, lines) for root in roots):
         return roots
     where = attribute(numbers)
     echoed = next(

@@ -33,7 +33,7 @@ from ..judging.judge import (
 from ..judging.unmatched import unrecognised_lines
 from ..reading.context import QueryContext, RunContext, infer_context, read_context
 from ..reading.evidence import Level, code_path_hits, line_level, normal_output
-from ..reading.grouping import TemplateGroup
+from ..reading.grouping import LINE_NUMBER_TYPE, TemplateGroup
 from ..reading.lines import ReadingFacts, count_lines, reading_notes, telling
 from ..reading.normalize import MAX_LINE_CHARS
 from ..reading.teardown import failure_statements
@@ -48,6 +48,7 @@ from ..results import (
 from ..scoring.scorer import Scored, Scorer
 from ..search.budgeted import score_line
 from ..search.compare import LineScore, LineScores
+from .fields import failing_fields
 from .logread import LogRead, read_log
 from .ranks import Attribution, LineLabels, attribute, log_ranks
 from .story import diagnose
@@ -60,8 +61,9 @@ SCAN_MIN_SCORE = CONFIDENT_THRESHOLD
 # line distinct) would otherwise cost a fuzzy search per line; the cap keeps the scan
 # within a small multiple of normalising the log, and the result says it was reached.
 FUZZY_TEMPLATE_CAP = 5_000
-# The first lines stating a failure a scan looks at for where the log went wrong.
-FIRST_FAILURES = 8
+# The lines stating a failure (the first ones, by line) a scan looks at for where the log
+# went wrong: the earliest of them in time can be far down a log of ranks pasted in turn.
+FIRST_FAILURES = 64
 
 
 # A diagnostic block's values are read from its first matching line and the lines after
@@ -263,12 +265,17 @@ class _Found:
         # million-line log.
         shown = list(islice(merge(*groups), max(0, line_cap)))
         reference = self.index.references[ref]
-        example = self.lines[hit.example_line - 1]
-        scored = Scored(hit.raw, hit.best, None, line_level(example), hit.example_line)
         message = message_of(self.index, hit.best)
         size = message.text.count("\n") + 1 + VALUE_WINDOW_EXTRA_LINES if message else 1
-        window = "\n".join(self.lines[hit.example_line - 1 : hit.example_line - 1 + size])
-        verdict = diagnostic_verdict(message, window)
+        fields = failing_fields(message, self.lines, merge(*groups), size) if message else None
+        example_line = hit.example_line
+        if fields is not None:  # status output: the failing fields are the hit's lines
+            example_line, shown = fields.lines[0], fields.lines[: max(0, line_cap)]
+            groups = [array(LINE_NUMBER_TYPE, fields.lines)]
+        example = self.lines[example_line - 1]
+        scored = Scored(hit.raw, hit.best, None, line_level(example), example_line)
+        window = "\n".join(self.lines[example_line - 1 : example_line - 1 + size])
+        verdict = fields.verdict if fields is not None else diagnostic_verdict(message, window)
         gates = gates_for(self.index, reference, self.query, scored, example)
         score = round(min(1.0, hit.raw), 3)
         candidates: list[CandidateMatch] = []
@@ -277,7 +284,7 @@ class _Found:
             pasted = self._evidence(hit, evidence, window)
             candidates, checks = rank_candidates(self.index, ref, pasted)
         reasons = [*message_reasons(scored, message, verdict), *self.offsets.get(ref, (0.0, ()))[1]]
-        shown_on = self._attribution(hit)
+        shown_on = attribute(self.labels, fields.lines) if fields else self._attribution(hit)
         return ScanHit(
             id=reference.id,
             title=reference.title,

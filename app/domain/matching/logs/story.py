@@ -17,7 +17,8 @@ hit list. A failure nothing explains is a root; a symptom root keeps its candida
 the evidence in the log. Failures that explain nothing of each other are separate roots.
 Roots are ordered failures before advisories (Python warnings and WARNING-level lines,
 which rarely end a run; NCCL's `WARN` is its error level and counts as a failure), then
-by first line: where a log went wrong is its first failure. A log whose only matches are
+by time (`logs.clock`: the lines' timestamps when they carry them, else the line order):
+where a log went wrong is its first failure. A log whose only matches are
 advisories has no root: its verdict is `warnings`, and the hits list them.
 
 **The first failure is the root, covered or not**, and wrappers (hits on pages tagged
@@ -36,6 +37,7 @@ from ..judging.unmatched import Unmatched
 from ..reading.evidence import line_level
 from ..reading.lines import plural
 from ..results import Consequence, Diagnosis, LogVerdict, Root, ScanHit
+from .clock import Clock
 from .first_failure import with_first_error, with_wrappers
 from .ranks import Attribution, LogRanks, number_ranges
 from .roots import advisory, consequence_of, quoted_context
@@ -71,25 +73,35 @@ def diagnose(
     """Roots and consequences of a log from its scan hits, the lines that matched nothing
     and the first lines that state a failure (see the module docstring)."""
     confident = [hit for hit in hits if hit.confident]
+    clock = Clock.of(
+        lines,
+        [n for hit in confident for n in (hit.first_line, hit.last_line)]
+        + [found[0] for found in statements],
+    )
     ordered = sorted(
-        (hit for hit in confident if not _shadowed(hit, confident)), key=lambda h: h.first_line
+        (hit for hit in confident if not _shadowed(hit, confident)),
+        key=lambda h: clock.earliest(h.first_line, h.last_line),
     )
     wrappers = {r.id for r in index.references if WRAPPER_TAG in r.tags}
     failures = [hit for hit in ordered if hit.id not in wrappers]
     wrapped = [hit for hit in ordered if hit.id in wrappers]
     covered = {number for hit in confident for number in hit.line_numbers}
-    first = next((found for found in statements if found[0] not in covered), None)
+    first = min(
+        (found for found in statements if found[0] not in covered),
+        key=lambda found: clock.key(found[0]),
+        default=None,
+    )
     if not failures and first is None:  # nothing but wrappers: what the log has to say
         failures, wrapped = wrapped, []
     waiting = frozenset(r.id for r in index.references if WAITING_TAGS & set(r.tags))
-    links = _links(index.symptom_causes, failures, waiting)
+    links = _links(index.symptom_causes, failures, waiting, clock)
     built = [
         _root(failures[number], followers, links, failures, lines, ranks, waiting)
-        for number, followers in _roots(failures, links).items()
+        for number, followers in _roots(failures, links, clock).items()
     ]
     if first is not None:
-        built = with_first_error(index, built, first, lines, attribute, waiting)
-    built.sort(key=lambda root: (advisory(root, lines), root.line))
+        built = with_first_error(index, built, first, lines, attribute, waiting, clock)
+    built.sort(key=lambda root: (advisory(root, lines), clock.key(root.line)))
     warned = bool(built) and all(advisory(root, lines) for root in built)
     if warned:  # warnings are not failures: they are listed as hits, the log has no root
         built = []
@@ -144,6 +156,7 @@ def _links(
     symptom_causes: Mapping[str, frozenset[str]],
     failures: Sequence[ScanHit],
     waiting: frozenset[str],
+    clock: Clock,
 ) -> dict[int, _Link]:
     """The strongest explanation of each failure that has one, by position in `failures`."""
     links: dict[int, _Link] = {}
@@ -152,7 +165,7 @@ def _links(
             continue
         best: _Link | None = None
         for position, earlier in enumerate(failures):
-            found = _explains(symptom_causes, earlier, later, waiting, position)
+            found = _explains(symptom_causes, earlier, later, waiting, position, clock)
             if found is not None and (best is None or found.strength < best.strength):
                 best = found
         if best is not None:
@@ -166,16 +179,19 @@ def _explains(
     later: ScanHit,
     waiting: frozenset[str],
     position: int,
+    clock: Clock,
 ) -> _Link | None:
-    """How `earlier` explains the symptom `later`, by the strongest rule that holds."""
+    """How `earlier` explains the symptom `later`, by the strongest rule that holds (in
+    time, when the log's lines carry it: `logs.clock`)."""
     if earlier.id == later.id:
         return None
     causes = symptom_causes.get(later.id, frozenset())
-    before = earlier.first_line < later.first_line
+    starts = clock.earliest(earlier.first_line, earlier.last_line)
+    before = starts < clock.earliest(later.first_line, later.last_line)
     if before and earlier.id in causes:
         return _Link(position, 1, "its page lists this root as a cause, and the root came first")
     other_ranks = earlier.ranks and later.ranks and not set(earlier.ranks) & set(later.ranks)
-    in_time = earlier.first_line <= later.last_line
+    in_time = starts <= max(clock.key(later.first_line), clock.key(later.last_line))
     if later.id in waiting and earlier.id not in waiting and other_ranks and in_time:
         shown = _rank_list(earlier.ranks)
         return _Link(position, 2, f"the root is on {shown}, which the waiting ranks wait for")
@@ -185,7 +201,9 @@ def _explains(
     return None
 
 
-def _roots(failures: Sequence[ScanHit], links: Mapping[int, _Link]) -> dict[int, list[int]]:
+def _roots(
+    failures: Sequence[ScanHit], links: Mapping[int, _Link], clock: Clock
+) -> dict[int, list[int]]:
     """Each root's position with the positions it explains, directly or through others. A
     cycle (two failures each explaining the other) is cut at its earliest line."""
     roots: dict[int, list[int]] = {}
@@ -195,7 +213,9 @@ def _roots(failures: Sequence[ScanHit], links: Mapping[int, _Link]) -> dict[int,
             chain.append(links[chain[-1]].parent)
         root = chain[-1]
         if root in links:  # a cycle: its earliest member is the root
-            root = min(chain, key=lambda n: failures[n].first_line)
+            root = min(
+                chain, key=lambda n: clock.earliest(failures[n].first_line, failures[n].last_line)
+            )
         roots.setdefault(root, [])
         if root != number:
             roots[root].append(number)
