@@ -1,6 +1,7 @@
 """How symptoms and causes link across files.
 
 A symptom's `## Candidate causes` list is the source of truth for which causes produce it.
+A wrapper's list may also hold the symptoms it wraps (torchrun's summary over an OOM).
 A cause may also name symptoms in its front matter (`symptoms: [...]`), but only those that
 do not list it already (a symptom page that does not exist yet, or one that stops at the
 common causes); the two directions are merged here and checked against each other.
@@ -14,6 +15,8 @@ from .document import Reference
 from .problems import Problem
 
 RULE = "symptoms"
+# The tag of a page about a line printed on top of the real error.
+WRAPPER_TAG = "wrapper"
 
 
 def symptom_causes(references: Sequence[Reference]) -> dict[str, frozenset[str]]:
@@ -37,8 +40,9 @@ def linked(links: Mapping[str, frozenset[str]], first: str, second: str) -> bool
 
 
 def link_problems(references: Sequence[Reference]) -> list[Problem]:
-    """Candidates that link nowhere or to a symptom, and `symptoms:` entries that are
-    unknown, not symptoms, or said twice (the symptom already lists the cause)."""
+    """Candidates that link nowhere or to a symptom (but the ones a wrapper wraps), and
+    `symptoms:` entries that are unknown, not symptoms, or said twice (the symptom already
+    lists the cause)."""
     known = {reference.id: reference for reference in references}
     problems: list[Problem] = []
     for reference in references:
@@ -57,10 +61,20 @@ def _candidate_problems(reference: Reference, known: Mapping[str, Reference]) ->
                 "it is ranked as an inline cause until that page exists"
             )
             problems.append(Problem(reference.path, candidate.line, RULE, message, "warning"))
-        elif target is not None and target.kind == "symptom":
-            message = f"candidate '{target.id}' is a symptom; candidates are causes"
+        elif target is not None and target.kind == "symptom" and not _may_wrap(reference, target):
+            message = (
+                f"candidate '{target.id}' is a symptom; candidates are causes (only a "
+                f"page tagged `{WRAPPER_TAG}` may list a symptom it wraps, never another wrapper)"
+            )
             problems.append(Problem(reference.path, candidate.line, RULE, message))
     return problems
+
+
+def _may_wrap(reference: Reference, target: Reference) -> bool:
+    """A wrapper (torchrun's summary, a dead engine) may list the symptoms it wraps (an OOM,
+    a native crash), whose own pages rank their causes; a wrapper never lists a wrapper, so
+    the links cannot loop."""
+    return WRAPPER_TAG in reference.tags and WRAPPER_TAG not in target.tags
 
 
 def _declared_problems(reference: Reference, known: Mapping[str, Reference]) -> list[Problem]:

@@ -74,3 +74,62 @@ def test_a_candidate_linking_a_symptom_is_an_error(tmp_path: Path) -> None:
     assert any(
         p.severity == "error" and "candidate 'fx-timeout' is a symptom" in str(p) for p in problems
     )
+
+
+WRAPPER = """---
+id: fx-summary
+kind: symptom
+title: The launcher says a rank failed
+summary: A launcher's summary printed on top of the real error.
+category: training
+tags: [{tags}]
+frameworks: [pytorch]
+phases: [training]
+updated: 2026-12-07
+---
+
+## Message
+
+```text
+torch.distributed.elastic.multiprocessing.errors.ChildFailedError:
+```
+
+Seen in [pytorch/pytorch#118369](https://github.com/pytorch/pytorch/issues/118369).
+
+## Context
+
+The rank's own log holds the error.
+
+## Candidate causes
+
+1. **[A collective timed out]({target}.md).** The watchdog aborted the rank.
+2. **A crash.** The rank died on a signal.
+
+## Evidence checks
+
+- Read the failed rank's log: a watchdog line **confirms** candidate 1.
+
+## Sources
+
+- [pytorch/pytorch#118369](https://github.com/pytorch/pytorch/issues/118369) — a timeout.
+"""
+
+
+def test_a_wrapper_may_list_the_symptoms_it_wraps(tmp_path: Path) -> None:
+    folder = folder_with(tmp_path, {})
+    page = WRAPPER.format(tags="torchrun, wrapper", target="fx-timeout")
+    (folder / "fx-summary.md").write_text(page, encoding="utf-8")
+    contents = read_folder(folder)
+    assert contents.problems == []
+    assert symptom_causes(contents.references)["fx-summary"] == {"fx-timeout"}
+
+
+def test_only_a_wrapper_may_list_a_symptom_and_never_another_wrapper(tmp_path: Path) -> None:
+    edits = {"fx-timeout.md": ("tags: [nccl, watchdog, timeout]", "tags: [timeout, wrapper]")}
+    folder = folder_with(tmp_path, edits)
+    for name, tags in (("fx-summary.md", "torchrun"), ("fx-other.md", "wrapper")):
+        page = WRAPPER.format(tags=tags, target="fx-timeout").replace("fx-summary", name[:-3])
+        (folder / name).write_text(page, encoding="utf-8")
+    problems = [str(p) for p in read_folder(folder).problems]
+    assert len(problems) == 2
+    assert all("candidate 'fx-timeout' is a symptom" in problem for problem in problems)

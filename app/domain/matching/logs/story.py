@@ -32,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from ...references.graph import WRAPPER_TAG
 from ..index.match_index import MatchIndex
 from ..judging.unmatched import Unmatched
 from ..reading.evidence import line_level
@@ -45,8 +46,6 @@ from .roots import advisory, consequence_of, quoted_context
 # Tags that make a symptom a wait on other ranks: its cause is often on a rank that did
 # not print it.
 WAITING_TAGS = frozenset({"hang", "timeout"})
-# The tag of a page about a line printed on top of the real error.
-WRAPPER_TAG = "wrapper"
 # Levels of normal output: a line logged at them is never a failure by itself.
 QUIET_LEVELS = frozenset({"info", "debug"})
 
