@@ -20,14 +20,17 @@ RULE = "matcher"
 
 
 def answers(index: MatchIndex, result: MatchResult, expected: str | None) -> bool:
-    """True when a paste's result answers with `expected`: its first match names it; or,
-    for a page of normal lines (`kind: healthy`), the text was recognised as that page's
-    normal output and nothing matched it with confidence."""
+    """True when a paste's result answers with `expected`: its first match names it; or the
+    text was recognised as that page's normal output (a `healthy` block: vLLM's notice that
+    it turned custom all-reduce off) and nothing matched it with confidence, the only
+    answer a page of normal lines (`kind: healthy`) gives."""
+    recognised = any(line.id == expected for line in result.healthy_lines) and not any(
+        match.confident for match in result.matches
+    )
     position = index.position(expected)
     if position is not None and index.references[position].kind == "healthy":
-        recognised = any(line.id == expected for line in result.healthy_lines)
-        return recognised and not any(match.confident for match in result.matches)
-    return bool(result.matches) and names(result.matches[0], expected)
+        return recognised
+    return recognised or (bool(result.matches) and names(result.matches[0], expected))
 
 
 def names(match: Match, expected: str | None) -> bool:

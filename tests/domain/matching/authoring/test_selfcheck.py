@@ -83,3 +83,18 @@ def test_a_line_of_a_page_of_normal_lines_is_answered_by_being_recognised() -> N
     line = "UserWarning: TypedStorage is deprecated. It will be removed in the future"
     assert answers(index, match_text(index, line), "harmless")
     assert not answers(index, match_text(index, "step 1 loss 2.3"), "harmless")
+
+
+def test_a_normal_line_of_a_cause_page_is_answered_by_being_recognised() -> None:
+    notice = (
+        "Custom allreduce is disabled because your platform lacks GPU P2P capability or P2P "
+        "test failed. To silence this warning, specify disable_custom_all_reduce=True explicitly."
+    )
+    crash = "Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:368 'invalid resource handle'"
+    cause = made_reference(
+        id="allreduce", messages=[made_message(crash), made_message(notice, "healthy")]
+    )
+    index = build_index([cause])
+    assert answers(index, match_text(index, notice), "allreduce")
+    assert answers(index, match_text(index, crash), "allreduce")
+    assert not answers(index, match_text(index, "step 1 loss 2.3"), "allreduce")
