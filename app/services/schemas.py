@@ -212,7 +212,9 @@ class MatchPublic(BaseModel):
     confident: bool = Field(description="See confidence_note.")
     reasons: list[str] = Field(description="Why it matched, in words.")
     matched_message: str | None = Field(description="The reference's message that matched.")
-    message_kind: MessageKind | None = Field(description="failure or diagnostic.")
+    message_kind: MessageKind | None = Field(
+        description="failure, warning, diagnostic or healthy (the block the line matched)."
+    )
     message_match: MessageMatch | None = Field(description="close, partial or loose.")
     verdict: ValueVerdict | None = Field(description="For a diagnostic line: its values read.")
     context_disagrees: bool = Field(description="The run's context contradicts it.")

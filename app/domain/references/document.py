@@ -32,8 +32,8 @@ PHASES = (
 # healthy: a catalogue of normal lines people paste as suspects (only healthy blocks).
 ReferenceKind = Literal["cause", "symptom", "healthy"]
 REFERENCE_KINDS: tuple[ReferenceKind, ...] = ("cause", "symptom", "healthy")
-MessageKind = Literal["failure", "diagnostic", "healthy"]
-MESSAGE_KINDS: tuple[MessageKind, ...] = ("failure", "diagnostic", "healthy")
+MessageKind = Literal["failure", "warning", "diagnostic", "healthy"]
+MESSAGE_KINDS: tuple[MessageKind, ...] = ("failure", "warning", "diagnostic", "healthy")
 
 
 class Frozen(BaseModel):
@@ -49,8 +49,9 @@ class Message(Frozen):
     seen_in_url: str | None = Field(description="The first link of the 'Seen in' paragraph.")
     kind: MessageKind = Field(
         default="failure",
-        description="failure: the failure itself; diagnostic: a check's output or a metrics "
-        "line, read with its values; healthy: a normal line that looks close.",
+        description="failure: the failure itself; warning: a degraded mode the run goes on "
+        "in (a default kernel config), never a failure of a log; diagnostic: a check's output "
+        "or a metrics line, read with its values; healthy: a normal line that looks close.",
     )
     slots: tuple[Slot, ...] = Field(default=(), description="Values the template names.")
     failing_when: tuple[Rule, ...] = Field(

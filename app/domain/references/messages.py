@@ -63,7 +63,8 @@ def _message(block: Block, following: list[Block], found: Collector) -> Message:
         found.add(
             block.first_line,
             "Message",
-            f"unknown block kind in '{info[:40]}'; use text, text diagnostic or text healthy",
+            f"unknown block kind in '{info[:40]}'; use text, text warning, text diagnostic "
+            "or text healthy",
         )
         kind = "failure"
     slots = _slots(text, block.first_line, found)
@@ -110,7 +111,8 @@ def _across_text(block: Block) -> str:
 
 
 def _fence_kind(block: Block) -> MessageKind | None:
-    """The kind a fence's info string gives (`text`, `text diagnostic`, `text healthy`)."""
+    """The kind a fence's info string gives (`text`, `text warning`, `text diagnostic`,
+    `text healthy`)."""
     words = block.tokens[0].info.split() if block.kind == "fence" else []
     named = [word for word in words[1:] if word != "failure"]
     if not named:

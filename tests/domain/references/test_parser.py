@@ -217,7 +217,7 @@ def problems_of(name: str) -> list[str]:
         ),
         pytest.param(
             "unknown-block-kind.md",
-            "broken/unknown-block-kind.md:14: Message: unknown block kind in 'text noisy'; use text, text diagnostic or text healthy",
+            "broken/unknown-block-kind.md:14: Message: unknown block kind in 'text noisy'; use text, text warning, text diagnostic or text healthy",
             id="unknown-block-kind",
         ),
         pytest.param(

@@ -10,7 +10,7 @@ from ...references.document import Message, Reference
 from ...references.graph import linked, symptom_causes
 from ...references.problems import Problem
 from ..index.match_index import IndexCache, MatchIndex, build_index
-from ..judging.judge import QUIET_MESSAGE_LEVELS
+from ..judging.judge import ANSWERING_KINDS, QUIET_MESSAGE_LEVELS
 from ..messages.match import match_text
 from ..reading.evidence import line_level
 from ..results import Match, MatchResult
@@ -87,7 +87,7 @@ def _block_problems(
     top = ranked[0] if ranked else None
     # A failure line logged at INFO is a lead, never confident (`judging.judge`).
     quiet = line_level(message.text.splitlines()[0]) in QUIET_MESSAGE_LEVELS
-    wanted_confident = message.kind == "failure" and not quiet
+    wanted_confident = message.kind in ANSWERING_KINDS and not quiet
     if top is None or top.id != reference.id or (wanted_confident and not top.confident):
         best = f"{top.id} ({top.score:.2f})" if top else "nothing"
         how = " with confidence" if wanted_confident else ""

@@ -55,6 +55,9 @@ _WORDS_RE = re.compile(r"[a-z0-9_]+")
 # A failure message logged at these levels (NCCL's `INFO NET/Socket : Using`) is what many
 # healthy runs print too: it is a lead for its page, never a confident answer.
 QUIET_MESSAGE_LEVELS = frozenset({"info", "debug"})
+# Message kinds a close match answers with confidently: a failure, and a warning pasted
+# alone (in a log a warning is never a failure: `logs.scan`).
+ANSWERING_KINDS = frozenset({"failure", "warning"})
 # A line of this many informative words or fewer that matches a longer message (`local_rank:
 # 3` inside torchrun's summary line) says too little to be a confident answer.
 FEW_WORDS = 2
@@ -135,7 +138,7 @@ class Judge:
             level = line_level(pasted[number - 1]) if number <= len(pasted) else None
             for ref in causes:
                 line = scores.best_line(self.index, ref)
-                if line is None or self.index.entry_kinds[line.entry] != "failure":
+                if line is None or self.index.entry_kinds[line.entry] not in ANSWERING_KINDS:
                     continue
                 if normal_output(level, self.index.entry_levels[line.entry]):
                     continue
@@ -256,7 +259,7 @@ def is_confident(
     nothing in the context or the line's level against it."""
     if score < CONFIDENT_THRESHOLD or gates or message is None:
         return False
-    return message.kind == "failure" or (found is not None and found.state == "failing")
+    return message.kind in ANSWERING_KINDS or (found is not None and found.state == "failing")
 
 
 def disagrees(gates: list[str]) -> bool:

@@ -22,6 +22,7 @@ from ..judging.candidates import (
     rank_candidates,
 )
 from ..judging.judge import (
+    ANSWERING_KINDS,
     CONFIDENT_THRESHOLD,
     diagnostic_verdict,
     disagrees,
@@ -55,6 +56,8 @@ from .story import diagnose
 
 # A whole log has thousands of lines: only message matches this good become hits.
 SCAN_MIN_SCORE = CONFIDENT_THRESHOLD
+# Why a hit on a warning block is listed and never one of the log's failures.
+WARNING_REASON = "a warning: the run went on in a degraded mode, so it is listed, not a failure"
 
 
 # Distinct templates of one log that reach the fuzzy stage. A high-entropy paste (every
@@ -204,7 +207,7 @@ def _remember_neighbours(
             break
         better = line.similarity > neighbours.get(line.ref, (0.0, 0))[0]
         counts = not normal_output(level, index.entry_levels[line.entry])
-        if better and counts and index.entry_kinds[line.entry] == "failure":
+        if better and counts and index.entry_kinds[line.entry] in ANSWERING_KINDS:
             neighbours[line.ref] = (line.similarity, group.line_numbers[0])
 
 
@@ -284,13 +287,16 @@ class _Found:
             pasted = self._evidence(hit, evidence, window)
             candidates, checks = rank_candidates(self.index, ref, pasted)
         reasons = [*message_reasons(scored, message, verdict), *self.offsets.get(ref, (0.0, ()))[1]]
+        warned = message is not None and message.kind == "warning"
+        if warned:
+            reasons.append(WARNING_REASON)
         shown_on = attribute(self.labels, fields.lines) if fields else self._attribution(hit)
         return ScanHit(
             id=reference.id,
             title=reference.title,
             kind=reference.kind,
             score=score,
-            confident=is_confident(score, message, verdict, gates),
+            confident=is_confident(score, message, verdict, gates) and not warned,
             count=sum(len(numbers) for numbers in groups),
             first_line=min(numbers[0] for numbers in groups),
             last_line=max(numbers[-1] for numbers in groups),

@@ -120,20 +120,25 @@ def diagnose(
 
 def log_verdict(roots: Sequence[Root], hits: Sequence[ScanHit], unrecognised: int) -> LogVerdict:
     """The log in one word (see `LogVerdict`): a root wins (covered by a page or not), then
-    a lead that could be a failure, then an error-looking line nothing covers; a log with
-    none of them is quiet."""
+    a lead that could be a failure, then an error-looking line nothing covers, then a
+    warning block's hit; a log with none of them is quiet."""
     if roots:
         return "failure" if roots[0].id is not None else "uncovered-failure"
     if any(_could_be_a_failure(hit) for hit in hits):
         return "leads"
-    return "unrecognised" if unrecognised else "quiet"
+    if unrecognised:
+        return "unrecognised"
+    return "warnings" if any(hit.message_kind == "warning" for hit in hits) else "quiet"
 
 
 def _could_be_a_failure(hit: ScanHit) -> bool:
     """A lead is normal output when it is a check's output read as not failing (the
-    concurrency vLLM prints at start-up) or a line logged at INFO or DEBUG (NCCL's
-    start-up lines): it is listed, and it does not make a healthy log look broken."""
+    concurrency vLLM prints at start-up), a warning block's line (a default kernel config)
+    or a line logged at INFO or DEBUG (NCCL's start-up lines): it is listed, and it does
+    not make a healthy log look broken."""
     if hit.verdict is not None and hit.verdict.state != "failing":
+        return False
+    if hit.message_kind == "warning":
         return False
     return line_level(hit.example) not in QUIET_LEVELS
 

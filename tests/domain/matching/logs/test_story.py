@@ -13,7 +13,7 @@ from reference_helpers import made_message, made_reference
 from failref.domain.matching.index.match_index import MatchIndex, build_index
 from failref.domain.matching.judging.unmatched import Unmatched
 from failref.domain.matching.logs.ranks import attribute, log_ranks, read_labels
-from failref.domain.matching.logs.scan import scan_log
+from failref.domain.matching.logs.scan import WARNING_REASON, scan_log
 from failref.domain.matching.logs.story import diagnose
 from failref.domain.matching.messages.match import match_text
 from failref.domain.matching.reading.context import RunContext
@@ -366,3 +366,21 @@ def test_a_log_whose_only_matches_are_warnings_has_no_root(index: MatchIndex) ->
     recompile = "W0110 12:27:06 convert_frame.py:1551] torch._dynamo hit config.recompile_limit (8)"
     diagnosis = scan_log(index, log_of(START.format(n=1), recompile, START.format(n=2))).diagnosis
     assert (diagnosis.verdict, diagnosis.roots) == ("warnings", [])
+
+
+def test_a_warning_block_is_listed_and_never_a_failure_of_the_log() -> None:
+    notice = "Using default MoE config. Performance might be sub-optimal! Config file not found at <path>"
+    page = made_reference(id="untuned", messages=[made_message(notice, "warning")])
+    index = build_index([page])
+    line = (
+        "[2025-03-07 09:25:24 TP3] Using default MoE config. Performance might be sub-optimal! "
+        "Config file not found at /x/configs/E=256,N=256,device_name=NVIDIA_H800.json"
+    )
+    result = scan_log(index, log_of(START.format(n=1), line, START.format(n=2)))
+    (hit,) = result.hits
+    assert hit.message_kind == "warning"
+    assert not hit.confident
+    assert WARNING_REASON in hit.reasons
+    assert (result.diagnosis.verdict, result.diagnosis.roots) == ("warnings", [])
+    alone = match_text(index, line).matches[0]
+    assert (alone.id, alone.confident) == ("untuned", True)
