@@ -4,14 +4,11 @@ A pasted log is not always in time order: ranks' or nodes' logs pasted one after
 `journalctl -r` and web consoles that show the newest line first. When every failure line
 the story compares carries a timestamp of one format (its own, or the nearest stamped line
 above it: a traceback's lines have none), failures are ordered by that time and then by
-line; otherwise, by line alone. Times count in whole seconds: the lines of one message
-printed at once (an exception and its detail) keep the order the log gives them. Only
-those few lines are read, never the whole log.
+line; otherwise, by line alone. Only those few lines are read, never the whole log.
 """
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -96,18 +93,18 @@ class Clock:
         times = {number: stamp.seconds for number, stamp in stamps.items() if stamp}
         return Clock(lines, formats.pop(), times)
 
-    def key(self, line: int) -> tuple[int, int]:
-        """Sorts lines by the second they were printed in, then by line; by line when the
+    def key(self, line: int) -> tuple[float, int]:
+        """Sorts lines by the time they were printed at, then by line; by line when the
         clock reads no times."""
         if self.format is None:
-            return (0, line)
+            return (0.0, line)
         if line not in self.times:
             stamp = _stamp_above(self.lines, line)
             same = stamp is not None and stamp.format == self.format
             self.times[line] = stamp.seconds if stamp is not None and same else 0.0
-        return (math.floor(self.times[line]), line)
+        return (self.times[line], line)
 
-    def earliest(self, first: int, last: int) -> tuple[int, int]:
+    def earliest(self, first: int, last: int) -> tuple[float, int]:
         """The key of a hit spanning `first` to `last`: its earlier end in time."""
         return min(self.key(first), self.key(last))
 

@@ -63,15 +63,15 @@ def test_later_times_sort_later_whatever_the_line_order() -> None:
     assert clock.earliest(1, 2) == clock.key(2)
 
 
-def test_lines_printed_within_one_second_keep_the_log_order() -> None:
-    # One exception and its detail, stamped a few microseconds apart, newest first.
+def test_fractions_of_a_second_order_lines_printed_newest_first() -> None:
     lines = [
         "ERROR 2025-04-05T00:01:19.209110975Z Error while creating shared memory segment",
         "ERROR 2025-04-05T00:01:19.209104776Z torch.distributed.DistBackendError: NCCL error",
         "ERROR 2025-04-05T00:01:18.900000000Z step 3",
+        "ERROR 2025-04-05T00:01:19.209104776Z a line printed at the same instant",
     ]
-    clock = Clock.of(lines, [1, 2, 3])
-    assert sorted([1, 2, 3], key=clock.key) == [3, 1, 2]
+    clock = Clock.of(lines, [1, 2, 3, 4])
+    assert sorted([1, 2, 3, 4], key=clock.key) == [3, 2, 4, 1]
 
 
 @pytest.mark.parametrize(
