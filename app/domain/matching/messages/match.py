@@ -23,7 +23,7 @@ from ..reading.context import NO_FIELDS, QueryContext, RunContext, infer_context
 from ..reading.evidence import code_path_hits, line_level
 from ..reading.lines import count_lines, query_lines
 from ..reading.tokens import informative, keyword_stems
-from ..results import MatchResult
+from ..results import Match, MatchResult
 from ..scoring.scorer import MIN_REPORT_SCORE, Scored, Scorer
 from ..search.bounded import PasteBar, search_line
 from ..search.budgeted import score_line
@@ -109,7 +109,8 @@ def match_text(
     ranked = sorted(best.items(), key=lambda item: (-item[1].raw, item[0]))[:limit]
     judge = Judge(index, scorer, text, neighbours)
     matches = [judge.match(ref, scored) for ref, scored in ranked]
-    matches.sort(key=lambda m: (not m.confident, -m.score))
+    printed = printed_by_their_code(index, text, code_paths, matches)
+    matches.sort(key=lambda m: (not m.confident, m.id not in printed, -m.score))
     matches, lookups, lead = with_leads(index, text, matches)
     return MatchResult(
         normalized=normalized_text,
@@ -119,6 +120,26 @@ def match_text(
         healthy_lines=[healthy_line(index, raw, line) for raw, line in claimed],
         **echo,
     )
+
+
+def printed_by_their_code(
+    index: MatchIndex, text: str, code_paths: dict[int, str], matches: list[Match]
+) -> set[str]:
+    """Ids of the matches whose line names a code path of theirs: the file that printed a
+    line (`Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:164 'invalid
+    argument'`) is its most telling word, yet masked as `<path>` it never reaches a message
+    comparison. Between confident matches it decides; a path in another line of the paste
+    (a traceback frame) does not."""
+    printed: set[str] = set()
+    for match in matches:
+        ref = index.position(match.id)
+        path = code_paths.get(ref) if ref is not None else None
+        if path is None or match.matched_span is None:
+            continue
+        start, end = match.matched_span
+        if path in text[start:end].replace("\\", "/").lower():
+            printed.add(match.id)
+    return printed
 
 
 def keyword_candidates(index: MatchIndex, stems: set[str]) -> set[int]:

@@ -172,6 +172,59 @@ def test_a_traceback_through_a_code_path_points_to_its_reference(index: MatchInd
     assert "passes through torch/_dynamo/" in " ".join(match.reasons)
 
 
+KERNEL_PAGES = {
+    "fx-generic": (
+        "A CUDA call got an invalid argument",
+        "[]",
+        "CUDA error: invalid argument",
+    ),
+    "fx-kernel": (
+        "The fused kernel's IPC set-up fails",
+        "[fx_kernel.cuh]",
+        "Failed: Cuda error <path>/fx_kernel.cuh:<n> 'invalid resource handle'",
+    ),
+}
+
+
+def _kernel_page(ref_id: str, title: str, code_paths: str, message: str) -> str:
+    return (
+        f"---\nid: {ref_id}\ntitle: {title}\nsummary: {title}.\ncategory: inference\n"
+        f"tags: [cuda]\nframeworks: [pytorch]\nphases: [inference]\ncode_paths: {code_paths}\n"
+        "updated: 2026-12-07\n---\n\n## Message\n\n```text\n"
+        f"{message}\n```\n\nSeen in [pytorch/pytorch#1](https://github.com/pytorch/pytorch/issues/1)."
+        "\n\n## Context\n\nSeen at start-up.\n\n## Causes\n\n1. **A bad call.** It fails.\n\n"
+        "## Evidence checks\n\n- Run it again: the same line **confirms** cause 1.\n\n## Sources\n\n"
+        "- [pytorch/pytorch#1](https://github.com/pytorch/pytorch/issues/1) — the line.\n"
+    )
+
+
+@pytest.fixture(scope="module")
+def kernel_index(tmp_path_factory: pytest.TempPathFactory) -> MatchIndex:
+    folder = tmp_path_factory.mktemp("kernel")
+    for ref_id, parts in KERNEL_PAGES.items():
+        (folder / f"{ref_id}.md").write_text(_kernel_page(ref_id, *parts), encoding="utf-8")
+    return build_index(read_folder(folder).references)
+
+
+def test_the_file_that_printed_a_line_decides_between_confident_matches(
+    kernel_index: MatchIndex,
+) -> None:
+    line = "Failed: Cuda error /workspace/csrc/fx_kernel.cuh:164 'invalid argument'"
+    matches = match_text(kernel_index, line).matches
+    assert [m.id for m in matches if m.confident] == ["fx-kernel", "fx-generic"]
+    # The generic message is the closer one: only the file decides.
+    assert matches[1].score > matches[0].score
+
+
+def test_a_code_path_in_another_line_of_the_paste_decides_nothing(
+    kernel_index: MatchIndex,
+) -> None:
+    paste = (
+        '  File "/workspace/csrc/fx_kernel.cuh", line 164, in setup\nCUDA error: invalid argument'
+    )
+    assert top(kernel_index, paste).id == "fx-generic"
+
+
 def test_reasons_are_words_not_internal_figures(index: MatchIndex) -> None:
     for text in (WATCHDOG, NO_CACHE, f"{MISMATCH}\n{WATCHDOG}"):
         for match in match_text(index, text).matches:
