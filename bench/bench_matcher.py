@@ -33,7 +33,7 @@ from rapidfuzz import fuzz, process
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench_inputs import bad_input  # noqa: E402
+from bench_inputs import bad_input, redaction  # noqa: E402
 from bench_scale import index_updates, million_lines, normalising, row  # noqa: E402
 
 from failref.domain.matching.authoring.labelled import read_labelled  # noqa: E402
@@ -452,6 +452,7 @@ def main() -> None:
             million_lines(lambda count: realistic_log(real, rng, count), folders)
     print("\nbad input @ 1,000 refs:")
     bad_input(sizes[1][1], rng)
+    redaction()
 
 
 if __name__ == "__main__":

@@ -47,6 +47,25 @@ _NOT_SECRET = re.compile(r"^(?:[\d.,]+|[a-z_][a-z_]*(?:\.[a-z_][a-z_]*)+|<\w+>)[
 _ALWAYS_SECRET = re.compile(r"pass|pwd|secret|credential", re.IGNORECASE)
 
 
+def _secret_flag(text: str) -> str:
+    def replace(match: re.Match[str]) -> str:
+        name, value = match.group("name"), match.group("value")
+        if _NOT_SECRET.match(value) and not _ALWAYS_SECRET.search(name):
+            return match.group(0)
+        return name + SECRET
+
+    return _SECRET_FLAG.sub(replace, text)
+
+
+def _prose_password(text: str) -> str:
+    def replace(match: re.Match[str]) -> str:
+        if _WORD_ONLY.match(match.group("value")):
+            return match.group(0)
+        return match.group("name") + SECRET
+
+    return _PROSE_PASSWORD.sub(replace, text)
+
+
 def _named_secret(text: str) -> str:
     def replace(match: re.Match[str]) -> str:
         name, value = match.group("name"), match.group("value")
@@ -59,6 +78,21 @@ def _named_secret(text: str) -> str:
 
 # No "/" inside: paths and URLs are long mixed strings too, but split at every slash.
 _CANDIDATE = re.compile(r"[A-Za-z0-9+_-]{32,}={0,2}")
+# An AWS secret access key: exactly 40 characters of base64 that may hold `/` and `+`
+# (`wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY`); a path has more slashes or other characters.
+_AWS_SECRET = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9][A-Za-z0-9/+]{39}(?![A-Za-z0-9/+=])")
+MAX_SLASHES_IN_KEY = 3
+
+
+def _aws_secret(text: str) -> str:
+    def replace(match: re.Match[str]) -> str:
+        value = match.group(0)
+        kinds = (str.isupper, str.islower, str.isdigit)
+        mixed = all(any(kind(c) for c in value) for kind in kinds)
+        keyish = mixed and value.count("/") <= MAX_SLASHES_IN_KEY
+        return SECRET if keyish and _entropy(value) >= MIN_ENTROPY_BITS else value
+
+    return _AWS_SECRET.sub(replace, text)
 
 
 def _random_strings(text: str) -> str:
@@ -96,10 +130,11 @@ HOST_SUFFIXES = (
     *("fi", "dk", "it", "es", "pl", "ru", "br", "ca", "au", "nz", "il", "ie", "at"),
     *("internal", "local", "lan", "corp", "cluster", "svc", "home", "localdomain"),
 )
-# A host starts where no label does: not after a letter or digit, nor after `x.` (inside
-# a dotted name), so each dotted run is scanned from its start only.
+# A host starts where no label does: not after a letter, digit or `-`, nor after `x.`
+# (inside a dotted name), so each dotted or hyphenated run is scanned from its start only
+# (from every `-` of `a-a-…a.` it would be quadratic).
 _HOST = (
-    r"(?<![a-z0-9])(?<![a-z0-9]\.)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+"
+    r"(?<![a-z0-9-])(?<![a-z0-9]\.)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+"
     rf"(?:{'|'.join(HOST_SUFFIXES)})\b"
 )
 
@@ -110,12 +145,51 @@ _SPACED_NAME = (
     r"(?P<name>(?<![\w.-])[A-Z0-9_]*?(?:PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY|"
     r"PRIVATE_?KEY|CREDENTIALS?)[A-Z0-9_]*+\s++)[^\s\"',;&]{6,}+"
 )
-# Command-line flags that take a password: `--password X`, `--token X`, `redis-cli -a X`,
-# `sshpass -p X`, `mysql -pX`.
-_FLAG = (
-    r"(?P<name>(?<!\S)(?:--(?:password|passwd|pass|token|secret|api-key|access-key)(?:=|\s+)"
-    r"|-[ap]\s+|-p(?=\S)))[^\s\"']++"
+# Command-line flags that take a password: `--password X`, `redis-cli -a X`,
+# `sshpass -p X`, `mysql -pX`; and any flag whose name ends in a secret word (`--token X`,
+# `--api_key X`, `--wandb_key X`, `--hf-token=X`), unless its value is a count or code.
+_FLAG = r"(?P<name>(?<!\S)(?:-[ap]\s+|-p(?=[^\s-])))[^\s\"']++"
+_SECRET_FLAG = re.compile(
+    r"(?P<name>(?<!\S)--[\w-]*?(?:password|passwd|pass|token|secret|key)(?:=|\s++))"
+    r"(?P<value>[^\s\"'-][^\s\"']*+)",
+    re.IGNORECASE,
 )
+# `curl -u alice:Hunter2pass`, `--user alice:pw`: a user and password joined by a colon.
+_USER_COLON_PAIR = r"(?P<name>(?<!\S)(?:-u|--user)(?:=|\s*+))[^\s:\"']++:[^\s\"']++"
+# `Cookie: sessionid=…; csrftoken=…` and `Set-Cookie: …`: the whole header value.
+_COOKIE = r"(?P<name>\b(?:set-)?cookie\s*+:\s*+)[^\r\n]++"
+# A signature or key in a URL's query (S3 and GCS presigned URLs, Azure SAS `sig=`).
+_URL_PARAMETER = (
+    r"(?P<name>[?&](?:x-amz-signature|x-amz-credential|x-amz-security-token|x-goog-signature|"
+    r"x-goog-credential|awsaccesskeyid|signature|sig|access_token|api_key|apikey|token|key)=)"
+    r"[^&\s\"'#]++"
+)
+# Slack's incoming-webhook path holds the secret: `hooks.slack.com/services/T…/B…/…`.
+_SLACK_WEBHOOK = r"(?P<name>hooks\.slack\.com/services/)[A-Za-z0-9/]++"
+# `wandb login 3f9a…`: W&B keys are 40 lower-case hex digits.
+_WANDB_LOGIN = r"(?P<name>\bwandb\s++login\s++(?:--relogin\s++)?)[0-9a-f]{40}\b"
+# "… with password Hunter2!", "password is S3cret": a password in prose is a word that
+# holds a digit, a capital after its first letter or a symbol ("password authentication
+# failed" keeps its words).
+_PROSE_PASSWORD = re.compile(
+    r"(?P<name>\b(?:password|passphrase|passcode)\s++(?:is\s++|was\s++)?)"
+    r"(?P<value>[^\s\"',;]++)",
+    re.IGNORECASE,
+)
+_WORD_ONLY = re.compile(r"^[A-Za-z][a-z]*[.:!?]?$")
+# Tokens recognised by their prefix: Stripe, npm, GitLab, NVIDIA NGC, Databricks,
+# Replicate, Groq, Perplexity. A token starts where a run of its characters does (not
+# after `-`, as `\b` would allow: `nvapi-nvapi-…` would be scanned from each `-`).
+_PREFIXED_KEY = (
+    r"(?<![\w-])(?:[rs]k_(?:live|test)_[A-Za-z0-9]{16,}|npm_[A-Za-z0-9]{36}"
+    r"|glpat-[A-Za-z0-9_-]{20,}|nvapi-[A-Za-z0-9_-]{20,}|dapi[0-9a-f]{32}"
+    r"|r8_[A-Za-z0-9]{30,}|gsk_[A-Za-z0-9]{30,}|pplx-[A-Za-z0-9]{30,})"
+)
+# A user's name in a home directory: `/home/alice.smith/`, `/Users/ann/`, `C:\Users\ann\`.
+_HOME_USER = r"(?P<name>(?<![\w.-])(?:/home/|/users/|[a-z]:\\users\\))[^/\\\s\"':]++"
+# Characters no one sees inside a run of key characters, which split a key so that no
+# rule recognises it; elsewhere they stay (the gaps page shows them escaped).
+_INVISIBLE = r"(?<=[\w/+=-])[\u200b-\u200d\u2060\ufeff]++(?=[\w/+=-])"
 # A host named where a host goes (`ssh gpu-node-17`, `--host x`, `MASTER_ADDR=trainer3`,
 # `hostname: worker-3`), whatever its suffix or none. The words `host` and `node` count
 # only before `:` or `=`: "pinned host memory" is no host name.
@@ -127,7 +201,9 @@ _NAMED_HOST = (
 
 # Each rule is small and named for what it removes; order matters (see module docstring).
 RULES: tuple[tuple[str, Callable[[str], str]], ...] = (
+    ("invisible characters inside a key", _sub(_INVISIBLE, "")),
     ("pem block", _sub(_PEM, SECRET)),
+    ("cookie header", _keep_name(_COOKIE)),
     ("authorization header", _keep_name(_AUTH_HEADER)),
     ("bearer token", _keep_name(r"(?P<name>\bbearer\s+)[A-Za-z0-9._~+/=-]{8,}")),
     ("jwt", _sub(_JWT, SECRET)),
@@ -137,11 +213,20 @@ RULES: tuple[tuple[str, Callable[[str], str]], ...] = (
     ("api key", _sub(r"\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}", SECRET)),
     ("hugging face token", _sub(r"\bhf_[A-Za-z0-9]{30,}", SECRET)),
     ("google api key", _sub(r"\bAIza[0-9A-Za-z_-]{35}\b", SECRET)),
+    ("provider token", _sub(_PREFIXED_KEY, SECRET)),
+    ("slack webhook", _keep_name(_SLACK_WEBHOOK)),
+    ("url parameter", _keep_name(_URL_PARAMETER)),
     ("url credentials", _sub(_URL_CREDENTIALS, r"\g<scheme><secret>@")),
+    ("user and password", _keep_name(_USER_COLON_PAIR, flags=0)),
+    ("wandb login", _keep_name(_WANDB_LOGIN)),
     ("named secret", _named_secret),
     ("named secret, spaced", _keep_name(_SPACED_NAME, flags=0)),
     ("password flag", _keep_name(_FLAG, flags=0)),
+    ("secret flag", _secret_flag),
+    ("password in prose", _prose_password),
     ("email", _sub(_EMAIL, "<email>")),
+    ("home directory user", _keep_name(_HOME_USER, replacement="<user>")),
+    ("aws secret key", _aws_secret),
     ("long random string", _random_strings),
     ("ipv4", _sub(r"\b(?:\d{1,3}\.){3}\d{1,3}\b", "<ip>")),
     ("ipv6", _sub(r"\b(?:[0-9a-fA-F]{1,4}:){3,7}[0-9a-fA-F]{1,4}\b", "<ip>")),
@@ -151,7 +236,8 @@ RULES: tuple[tuple[str, Callable[[str], str]], ...] = (
 
 
 def redact(text: str) -> str:
-    """`text` with every secret, e-mail address, IP address and host name replaced."""
+    """`text` with every secret, e-mail address, IP address, host name and home-directory
+    user name replaced."""
     for _, rule in RULES:
         text = rule(text)
     return text

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from paths import LABELLED
+from secret_shapes import SHAPES, Shape
 
 from failref.domain.matching.authoring.labelled import read_labelled
 from failref.domain.redact import redact
@@ -71,6 +72,16 @@ def test_at_least_99_percent_of_planted_secrets_are_removed() -> None:
     assert rate >= 0.99, f"{rate:.3f} redacted; leaked e.g. {leaked[:5]}"
 
 
+@pytest.mark.parametrize("shape", [pytest.param(s, id=s.name) for s in SHAPES])
+def test_every_secret_shape_is_redacted(shape: Shape) -> None:
+    redacted = redact(shape.line)
+    assert not [secret for secret in shape.secrets if secret in redacted], redacted
+
+
+def test_the_table_holds_at_least_40_shapes() -> None:
+    assert len({shape.name for shape in SHAPES}) >= 40
+
+
 @pytest.mark.parametrize(
     ("line", "expected"),
     [
@@ -97,8 +108,10 @@ def test_at_most_1_percent_of_clean_log_lines_are_altered() -> None:
 
 
 def _has_address(line: str) -> bool:
-    """Lines with an IP, host name or e-mail are meant to change; they are not clean."""
-    return redact(line) != line and any(p in redact(line) for p in ("<ip>", "<host>", "<email>"))
+    """Lines with an IP, host name, e-mail or home-directory user name are meant to change;
+    they are not clean."""
+    redacted = redact(line)
+    return redacted != line and any(p in redacted for p in ("<ip>", "<host>", "<email>", "<user>"))
 
 
 @pytest.mark.parametrize(

@@ -41,6 +41,16 @@ SHAPES = {
     "pem-headers": "-----BEGIN " * (REPEAT // 5),
     "named": "password." * (REPEAT // 5),
     "emails": "a.b@" * (REPEAT // 2),
+    # Issue 35, item 6: a dotted run of hyphenated labels restarted the host rule at every
+    # `-`; and the shapes of the rules added for item 5.
+    "hyphenated-labels": ("a-" * 30 + "a.") * (REPEAT // 31),
+    "token-prefixes": "nvapi-glpat-" * (REPEAT // 6),
+    "base64-slashes": "aB3/" * (REPEAT // 2),
+    "secret-flags": " --a-key" * (REPEAT // 4),
+    "password-words": " password" * (REPEAT // 4),
+    "user-flags": " -u a" * (REPEAT // 2),
+    "url-parameters": "?sig=" * (REPEAT // 2),
+    "home-paths": "/home/a" * (REPEAT // 3),
 }
 Rule = Callable[[str], Any]
 CHECKED: dict[str, Rule] = {

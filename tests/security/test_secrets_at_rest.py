@@ -17,6 +17,7 @@ import pytest
 from databases import SQLITE_ONLY
 from editing_helpers import sign_in
 from fastapi.testclient import TestClient
+from secret_shapes import SHAPES
 from security.helpers import checkpoint, database_files, library_of
 from sqlalchemy import inspect
 from sqlmodel import Session, func, select
@@ -136,6 +137,24 @@ def test_planted_secrets_never_reach_the_database_or_the_logs(
     for secret in every_planted():
         assert secret not in logged
         assert secret.replace("/", "\\/") not in logged
+
+
+@SQLITE_ONLY  # reads the database file and its WAL byte for byte
+def test_no_secret_shape_of_the_table_reaches_the_database(pasting_client: TestClient) -> None:
+    """Issue 35, item 5: each shape of tests/secret_shapes.py, pasted as a message, is
+    stored redacted or not at all."""
+    for shape in SHAPES:
+        assert pasting_client.post("/api/v1/match", json={"log": shape.line}).status_code == 200
+    library = library_of(pasting_client)
+    with Session(library.engine) as session:
+        stored = session.exec(select(func.count()).select_from(GapRow)).one()
+    assert stored >= len(SHAPES) // 2, "the pastes did not reach storage"
+    for moment in ("before the checkpoint", "after the checkpoint"):
+        for name, data in database_files(library).items():
+            for shape in SHAPES:
+                for secret in shape.secrets:
+                    assert secret.encode() not in data, f"{shape.name}: in {name} {moment}"
+        checkpoint(library)
 
 
 @pytest.mark.parametrize("case", list(PLANTED))

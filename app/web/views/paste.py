@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 
 from ...config import Settings
 from ...domain.matching.reading.context import RunContext
-from ...domain.redact import SECRET, redact
+from ...domain.redact import redact
 
 # A shareable `/?q=` URL stays short enough for chat messages and server logs.
 SHARE_MAX_CHARS = 500
@@ -111,13 +111,15 @@ class PasteForm:
         return replace(self, **filled), frozenset(filled)
 
     def share_query(self) -> dict[str, str] | None:
-        """The `/?q=` parameters of a short single line; None when too long or holding a secret."""
+        """The `/?q=` parameters of a short single line; None when too long or holding what
+        redaction removes."""
         text = self.log.strip()
         if not text or len(text) > SHARE_MAX_CHARS or "\n" in text:
             return None
         query = {"q": text, **self.context_values()}
-        # A link puts its values in URLs (history, proxies, chat): never one holding a
-        # secret, in the message or in any context field.
-        if any(redact(value).count(SECRET) > value.count(SECRET) for value in query.values()):
+        # A link puts its values in URLs (history, proxies, chat): never one holding
+        # anything redaction removes (a secret, an address, a host or user name), in the
+        # message or in any context field.
+        if any(redact(value) != value for value in query.values()):
             return None
         return query

@@ -4,6 +4,7 @@ domain/matching/messages/test_highlight.py)."""
 from __future__ import annotations
 
 import pytest
+from secret_shapes import SHAPES, Shape
 
 from failref.web.views.paste import SHARE_MAX_CHARS, PasteForm
 
@@ -63,3 +64,11 @@ def test_no_share_link_carries_a_secret_in_any_field(field: dict[str, str]) -> N
         "q": "NCCL timeout",
         "notes": "8 x H100",
     }
+
+
+@pytest.mark.parametrize("shape", [pytest.param(s, id=s.name) for s in SHAPES])
+def test_no_share_link_carries_a_secret_shape(shape: Shape) -> None:
+    """Issue 35, item 5: a link is offered only for a line redaction leaves as it is."""
+    line = shape.line.replace("\n", " ")
+    assert PasteForm.of(line).share_query() is None
+    assert PasteForm.of("NCCL timeout", notes=line).share_query() is None
