@@ -56,13 +56,6 @@ GLOG_HEAD_RE = re.compile(_HEAD + f"(?:{'|'.join(m for _, marks in _GLOG_MARKS f
 # Only the head of a line carries its level; a message that quotes `ERROR` later on is
 # still the level its logger gave it.
 LEVEL_HEAD_CHARS = 160
-# Words that make a line a failure whatever its logger's level (an INFO line that says
-# "error" is not a healthy start-up line).
-FAILURE_WORD_RE = re.compile(
-    r"error|exception|fail|fatal|timed? ?out|abort|killed|out of memory|\bnan\b|illegal"
-    r"|mismatch|refused|crash|segmentation|fallback|falling back|not available|slow",
-    re.IGNORECASE,
-)
 
 # A source path in a traceback frame (`File "/x/torch/_dynamo/output_graph.py", line 12`)
 # or a log prefix (`stage3.py:1234]`, `[ProcessGroupNCCL.cpp:616]`) is found by its
@@ -105,11 +98,6 @@ def normal_output(line: Level | None, message: Level | None) -> bool:
     cache memory: 52.11 GiB` beside the KV-cache page's `No available memory`)."""
     quiet = ("debug", "info")
     return line in quiet and message not in quiet
-
-
-def says_failure(line: str) -> bool:
-    """True when the line's words speak of a failure, whatever its level."""
-    return FAILURE_WORD_RE.search(line[:2000]) is not None
 
 
 def source_paths(text: str) -> list[str]:
