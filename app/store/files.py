@@ -9,7 +9,7 @@ import os
 import secrets
 from pathlib import Path
 
-from ..domain.references.document import content_hash, is_slug
+from ..domain.references.document import SLUG_RULE, content_hash, is_slug
 from ..errors import FailrefError, InsufficientStorage, InvalidInput, Unavailable
 
 logger = logging.getLogger(__name__)
@@ -21,7 +21,7 @@ TEMP_MARKER = ".tmp-"
 def reference_file(folder: Path, reference_id: str) -> Path:
     """The file of `reference_id`, checked by the slug rule first and by resolving after."""
     if not is_slug(reference_id):
-        raise InvalidInput("id: must be a slug of [a-z0-9] words joined by '-'", field="id")
+        raise InvalidInput(f"id: must be {SLUG_RULE}", field="id")
     path = (folder / f"{reference_id}.md").resolve()
     if path.parent != folder.resolve():
         raise InvalidInput("id: resolves outside the references folder", field="id")

@@ -14,6 +14,11 @@ from .values import Rule, Slot
 
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 MAX_SLUG_LENGTH = 80  # long enough for any title-like id, short enough for a URL segment
+# Names Windows reserves for devices: a checkout holding `con.md` cannot be cloned there.
+DEVICE_NAMES = frozenset(
+    {"con", "prn", "aux", "nul", *(f"com{n}" for n in range(10)), *(f"lpt{n}" for n in range(10))}
+)
+SLUG_RULE = "a slug of [a-z0-9] words joined by '-', not a Windows device name (con, nul, ...)"
 
 Category = Literal["training", "inference", "fine-tuning", "hardware"]
 CATEGORIES: tuple[Category, ...] = ("training", "inference", "fine-tuning", "hardware")
@@ -187,5 +192,10 @@ def content_hash(data: bytes) -> str:
 
 
 def is_slug(value: str) -> bool:
-    """True when `value` obeys the id rule: `[a-z0-9]` words joined by single hyphens."""
-    return len(value) <= MAX_SLUG_LENGTH and SLUG.match(value) is not None
+    """True when `value` obeys the id rule: `[a-z0-9]` words joined by single hyphens, and
+    not a name Windows reserves for a device."""
+    return (
+        len(value) <= MAX_SLUG_LENGTH
+        and SLUG.match(value) is not None
+        and value not in DEVICE_NAMES
+    )

@@ -15,6 +15,7 @@ from .document import (
     CATEGORIES,
     PHASES,
     REFERENCE_KINDS,
+    SLUG_RULE,
     CalculatorSpec,
     is_slug,
 )
@@ -81,7 +82,7 @@ def check_front_matter(
 
 def _check_id(value: Any, line: int, found: Collector) -> str | None:
     if not isinstance(value, str) or not is_slug(value):
-        found.add(line, "front matter", "id must be a slug of [a-z0-9] words joined by '-'")
+        found.add(line, "front matter", f"id must be {SLUG_RULE}")
         return None
     return value
 

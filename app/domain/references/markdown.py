@@ -21,8 +21,12 @@ _INVISIBLE = re.compile(r"[\x00-\x20\x7f]+")
 
 
 def is_safe_url(url: str) -> bool:
-    """True for http(s), mailto and scheme-less (relative) URLs, after browser-style cleanup."""
+    """True for http(s), mailto and scheme-less (relative) URLs, after browser-style cleanup.
+    A URL that starts with two slashes (or a backslash in their place, which browsers read
+    as a slash) is not relative: `//evil.example/x` is another site."""
     cleaned = _INVISIBLE.sub("", url)
+    if cleaned[:2].replace("\\", "/") == "//":
+        return False
     match = _SCHEME.match(cleaned)
     if match is None:
         return True

@@ -177,6 +177,24 @@ def test_create_with_if_none_match_star(client: TestClient, token: str) -> None:
     assert client.get("/api/v1/references/via-api").status_code == 200
 
 
+@pytest.mark.parametrize("device", ["con", "nul", "com1", "lpt9"])
+def test_a_windows_device_name_is_no_id(client: TestClient, token: str, device: str) -> None:
+    """Issue 35, item 12: a checkout holding `con.md` cannot be cloned on Windows."""
+    text, _ = current(client)
+    response = client.put(
+        f"/api/v1/references/{device}",
+        content=text.replace("id: stuck-rank", f"id: {device}").encode(),
+        headers={
+            "content-type": "text/markdown",
+            "authorization": f"Bearer {token}",
+            "if-none-match": "*",
+        },
+    )
+    assert response.status_code == 422, response.text
+    assert "Windows device name" in response.json()["error"]["message"]
+    assert client.get(f"/api/v1/references/{device}").status_code == 404
+
+
 def test_racing_saves_from_one_base_exactly_one_wins(client: TestClient, token: str) -> None:
     text, etag = current(client)
     statuses: list[int] = []
