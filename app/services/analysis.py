@@ -21,6 +21,7 @@ from ..domain.matching.results import HealthyLine, Lead, LookUp, Match, MatchRes
 from ..errors import InvalidInput
 from ..store.gaps import remember_if_unanswered, remember_lines
 from .library import Library
+from .side_storage import best_effort
 
 # A traceback or an NCCL error block is rarely longer than this; longer pastes are logs.
 LOG_LINE_THRESHOLD = 30
@@ -71,11 +72,16 @@ def match_message(
     remember: bool,
 ) -> MatchResult:
     """Rank the references for one message (a line, or a block such as a traceback); with
-    `remember`, a message nothing matched confidently is kept, redacted, as a gap."""
+    `remember`, a message nothing matched confidently is kept, redacted, as a gap (best
+    effort: a storage fault costs the gap, not the answer)."""
     result = rank_message(library.catalog, text, context, limit)
     if remember:
         confident = any(match.confident for match in result.matches)
-        remember_if_unanswered(library.engine, library.settings, text, confident)
+        best_effort(
+            library.side_storage,
+            "an unanswered query",
+            lambda: remember_if_unanswered(library.engine, library.settings, text, confident),
+        )
     return result
 
 
@@ -93,11 +99,15 @@ def scan_text(
 ) -> ScanResult:
     """Find every reference a whole log shows, with line numbers and counts, and its roots;
     with `remember`, the first error-looking lines that matched nothing are kept, redacted,
-    as gaps."""
+    as gaps (best effort, as for a message)."""
     result = scan_log(library.catalog.index, log, context, max_lines=library.settings.max_log_lines)
     if remember:
-        unrecognised = result.diagnosis.unrecognised[:MAX_GAPS_PER_SCAN]
-        remember_lines(library.engine, library.settings, [line.text for line in unrecognised])
+        lines = [line.text for line in result.diagnosis.unrecognised[:MAX_GAPS_PER_SCAN]]
+        best_effort(
+            library.side_storage,
+            "a log's unrecognised lines",
+            lambda: remember_lines(library.engine, library.settings, lines),
+        )
     return result
 
 

@@ -21,6 +21,7 @@ from ..store.files import remove_leftover_temporaries
 from ..store.gaps import prune_gaps
 from ..store.index import ParsedRows, SyncReport, index_version, read_index, sync_folder
 from .documents import Documents
+from .side_storage import SideStorage
 from .warming import Warmer
 
 logger = logging.getLogger(__name__)
@@ -51,6 +52,8 @@ class Library:
         self.parsed_rows = ParsedRows()
         self.index_cache = IndexCache()
         self.warmer = Warmer()
+        # The gaps of unanswered pastes and the readers' counts: best effort (side_storage).
+        self.side_storage = SideStorage()
 
     @property
     def catalog(self) -> Catalog:

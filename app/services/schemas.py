@@ -125,6 +125,13 @@ class Health(BaseModel):
     status: str = Field(examples=["ok"])
     references: int | None = Field(default=None, description="References in the index.")
     problems: int | None = Field(default=None, description="Problems found at the last load.")
+    storage: str | None = Field(
+        default=None,
+        description=(
+            "Set when the gaps of unanswered pastes (and readers' counts) cannot be stored "
+            "or read: why, and since when. Answers keep working; only those are lost."
+        ),
+    )
 
 
 def shared_fields(

@@ -34,10 +34,16 @@ async def healthz() -> Health:
     summary="Readiness",
 )
 def readyz(library: LibraryDep) -> Health:
-    """The database answers and the reference index is loaded."""
+    """The database answers and the reference index is loaded; `storage` says when side
+    storage (the gaps of unanswered pastes) is failing."""
     if not library.ready:
         raise Unavailable("the reference index is not loaded yet")
     if not library.database_answers():
         raise Unavailable("the database does not answer")
     catalog = library.catalog
-    return Health(status="ok", references=len(catalog.references), problems=len(catalog.problems))
+    return Health(
+        status="ok",
+        references=len(catalog.references),
+        problems=len(catalog.problems),
+        storage=library.side_storage.failing(),
+    )

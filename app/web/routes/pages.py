@@ -32,6 +32,7 @@ from ...services.readers import (
     record_outcome,
 )
 from ...services.schemas import confidence_note
+from ...services.side_storage import read_or
 from ...urls import REFERENCE_FEEDBACK, REFERENCE_OUTCOME, REFERENCE_PAGE
 from ..bodies import SafeBodyRoute
 from ..deps import CatalogDep, LibraryDep
@@ -201,7 +202,14 @@ def reference_page(
         reference = get_reference(catalog, reference_id)
     except NotFound:
         return page(request, "not_found.html", status=404, missing=reference_id[:100])
-    board = check_board(reference, request.query_params, outcome_counts(library, reference.id))
+    none_counted: dict[int, int] = {}
+    readers = read_or(
+        library.side_storage,
+        "readers' counts",
+        lambda: outcome_counts(library, reference.id),
+        none_counted,
+    )
+    board = check_board(reference, request.query_params, readers)
     panel = None
     if reference.calculator is not None:
         calculator = get_calculator(reference.calculator.name)

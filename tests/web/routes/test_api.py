@@ -88,8 +88,18 @@ def test_unknown_api_route_is_json_too(client: TestClient) -> None:
 
 
 def test_health_and_readiness(client: TestClient) -> None:
-    assert client.get("/healthz").json() == {"status": "ok", "references": None, "problems": None}
-    assert client.get("/readyz").json() == {"status": "ok", "references": 2, "problems": 0}
+    assert client.get("/healthz").json() == {
+        "status": "ok",
+        "references": None,
+        "problems": None,
+        "storage": None,
+    }
+    assert client.get("/readyz").json() == {
+        "status": "ok",
+        "references": 2,
+        "problems": 0,
+        "storage": None,
+    }
 
 
 def test_every_response_carries_the_security_headers(client: TestClient) -> None:
