@@ -4,6 +4,7 @@ engine runs here; this reads the files as compose and nginx would.)"""
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from typing import Any
 
@@ -45,3 +46,30 @@ def test_each_replica_is_checked_on_readyz_and_reads_the_url_from_the_environmen
 def test_the_proxy_sends_to_every_replica_on_the_served_port() -> None:
     upstreams = re.findall(r"^\s*server\s+([\w.-]+):(\d+)", NGINX.read_text(), re.MULTILINE)
     assert sorted(upstreams) == [(name, "8000") for name in REPLICAS]
+
+
+def test_the_replicas_trust_forwarded_addresses_only_from_the_compose_network() -> None:
+    """Issue 35, item 3: with "*" uvicorn reads the first X-Forwarded-For entry, which the
+    client writes; the proxy's network is trusted, and nothing else."""
+    compose = yaml.safe_load(COMPOSE.read_text())
+    [subnet] = [entry["subnet"] for entry in compose["networks"]["default"]["ipam"]["config"]]
+    for name in REPLICAS:
+        trusted = compose["services"][name]["environment"]["FORWARDED_ALLOW_IPS"]
+        assert trusted != "*"
+        assert ipaddress.ip_network(trusted) == ipaddress.ip_network(subnet)
+
+
+@pytest.mark.parametrize(
+    "directive",
+    [
+        "client_header_timeout 10s;",
+        "client_body_timeout 30s;",
+        "send_timeout 30s;",
+        "limit_req zone=per_client",
+        "limit_conn client_connections",
+        "proxy_set_header X-Forwarded-For $remote_addr;",
+    ],
+)
+def test_the_proxy_sets_the_edge_policy_the_security_doc_asks_for(directive: str) -> None:
+    """Issue 35, item 8 (what a request shows is in test_deploy_proxy.py)."""
+    assert directive in NGINX.read_text()
