@@ -3,6 +3,7 @@ and the database. Every command calls the same services as the web app."""
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import logging.config
@@ -25,6 +26,8 @@ from ..services.check import check_folder
 from ..services.library import Library, migrate, open_library
 from ..services.scan_schemas import ScanResponse
 from ..services.schemas import MatchResponse
+from ..services.side_storage import storage_reason
+from ..store.db import DATABASE_ERRORS
 from ..urls import reference_path
 from .answers import echo_match, echo_scan
 from .logs import logging_config
@@ -35,14 +38,26 @@ DISTRIBUTION = "failref"
 
 
 class FailrefGroup(click.Group):
-    """A command group that shows any of our errors as a one-line message (exit 1), never
-    as a traceback."""
+    """A command group that shows any of our errors, and a storage fault (a full disk, a
+    database that does not answer), as a one-line message (exit 1), never as a traceback."""
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except FailrefError as error:
             raise click.ClickException(str(error)) from None
+        except DATABASE_ERRORS as error:
+            raise click.ClickException(storage_message(error)) from None
+        except OSError as error:
+            if error.errno != errno.ENOSPC:
+                raise
+            raise click.ClickException(storage_message(error)) from None
+
+
+def storage_message(error: BaseException) -> str:
+    """A storage fault in one line: what it is, then the driver's or the system's words."""
+    detail = str(getattr(error, "orig", None) or error).splitlines()[0][:200]
+    return f"{storage_reason(error)} ({detail})"
 
 
 def settings_of(ctx: click.Context) -> Settings:

@@ -27,7 +27,8 @@ from ..config import Settings
 # What a storage fault looks like to a caller that can do without the write or read: the
 # driver's error (a locked or full SQLite file, a PostgreSQL that does not answer) or the
 # file system's.
-STORAGE_ERRORS: tuple[type[Exception], ...] = (DBAPIError, OSError)
+DATABASE_ERRORS: tuple[type[Exception], ...] = (DBAPIError,)
+STORAGE_ERRORS: tuple[type[Exception], ...] = (*DATABASE_ERRORS, OSError)
 
 logger = logging.getLogger(__name__)
 

@@ -10,7 +10,8 @@ import secrets
 from pathlib import Path
 
 from ..domain.references.document import SLUG_RULE, content_hash, is_slug
-from ..errors import FailrefError, InsufficientStorage, InvalidInput, Unavailable
+from ..domain.references.folder import MAX_FILE_BYTES
+from ..errors import FailrefError, InsufficientStorage, InvalidInput, PayloadTooLarge, Unavailable
 
 logger = logging.getLogger(__name__)
 
@@ -35,10 +36,18 @@ def current_file(folder: Path, reference_id: str) -> tuple[str, str] | None:
 
 def text_and_hash(path: Path) -> tuple[str, str] | None:
     """A file's text as an editor sees it (undecodable bytes replaced) and the content hash
-    of its bytes, read once; None when there is no such file."""
+    of its bytes, read once; None when there is no such file. A file over MAX_FILE_BYTES,
+    which no load accepts, is refused after reading one byte past the limit, not read
+    whole (PayloadTooLarge)."""
     if not path.is_file():
         return None
-    data = path.read_bytes()
+    with path.open("rb") as handle:
+        data = handle.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise PayloadTooLarge(
+            f"{path.name}: over the {MAX_FILE_BYTES:,}-byte limit of a reference file; "
+            "no load accepts it, so it is not opened here: shorten it in the folder"
+        )
     return data.decode("utf-8", errors="replace"), content_hash(data)
 
 

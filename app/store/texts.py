@@ -13,6 +13,7 @@ from sqlmodel import Session, col, select
 from sqlmodel.sql.expression import SelectOfScalar
 
 from ..config import StoreOfRecord
+from ..errors import InvalidInput
 from .files import (
     current_file,
     reference_file,
@@ -76,15 +77,19 @@ def database_texts(session: Session) -> dict[str, str]:
 
 def export_texts(session: Session, folder: Path) -> ExportReport:
     """Write every current text to `folder` as `<id>.md`, byte for byte and atomically; a
-    file that already holds them is left alone, and no other file is touched."""
+    file that already holds them is left alone, and no other file is touched. A target
+    that resolves outside `folder` stops the export before it writes anything."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise storage_error(error) from None
     written = []
     texts = database_texts(session)
+    # Every target first: a file that leads out of `folder` (a symlink) stops the export
+    # before anything is written, naming the file.
+    targets = {reference_id: export_target(folder, reference_id) for reference_id in texts}
     for reference_id, text in sorted(texts.items()):
-        path = reference_file(folder, reference_id)
+        path = targets[reference_id]
         data = text.encode("utf-8")
         if path.is_file() and path.read_bytes() == data:
             continue
@@ -92,3 +97,16 @@ def export_texts(session: Session, folder: Path) -> ExportReport:
         written.append(reference_id)
     logger.info("exported %d references, %d changed", len(texts), len(written))
     return ExportReport(written, len(texts) - len(written))
+
+
+def export_target(folder: Path, reference_id: str) -> Path:
+    """Where `reference_id` is exported in `folder`; InvalidInput naming the file when it
+    resolves elsewhere (a symlink out of the folder)."""
+    try:
+        return reference_file(folder, reference_id)
+    except InvalidInput:
+        raise InvalidInput(
+            f"{folder / reference_id}.md: resolves outside {folder} (a symlink?); "
+            "nothing was exported",
+            field="folder",
+        ) from None

@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import datetime as dt
+import errno
 import json
 import logging
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 from paths import FIXTURES
+from sqlalchemy.exc import OperationalError
 from sqlmodel import Session
 from store_helpers import edit_file, edit_in_database
 
+from failref.cli import commands
 from failref.cli.commands import cli
 from failref.config import Settings
 from failref.store.db import make_engine, upgrade_database
@@ -245,3 +249,39 @@ def test_calculators_lists_inputs_with_defaults_and_optional_ones_as_worked_out(
     assert "kv-cache: KV cache size" in result.output
     assert "    layers = 80" in result.output
     assert "    bytes_per_token [bytes] = (empty: worked out)" in result.output
+
+
+@pytest.mark.parametrize(
+    ("fault", "says"),
+    [
+        pytest.param(
+            OperationalError("INSERT", {}, sqlite3.OperationalError("database or disk is full")),
+            "Error: the disk is full (database or disk is full)",
+            id="database-disk-full",
+        ),
+        pytest.param(
+            OSError(errno.ENOSPC, "No space left on device"),
+            "Error: the disk is full ([Errno 28] No space left on device)",
+            id="enospc",
+        ),
+        pytest.param(
+            OperationalError("SELECT 1", {}, sqlite3.OperationalError("database is locked")),
+            "Error: the database is busy or unavailable (database is locked)",
+            id="locked",
+        ),
+    ],
+)
+def test_a_storage_fault_is_one_line_without_a_traceback(
+    runner: CliRunner, monkeypatch: pytest.MonkeyPatch, fault: Exception, says: str
+) -> None:
+    """Issue 35, item 12: `failref serve` and `failref editor add` on a full disk ended in
+    a raw SQLAlchemy traceback."""
+
+    def failing(*_args: object) -> None:
+        raise fault
+
+    monkeypatch.setattr(commands, "open_library", failing)
+    result = runner.invoke(cli, ["show", "stuck-rank"])
+    assert result.exit_code == 1
+    assert says in result.output
+    assert "Traceback" not in result.output

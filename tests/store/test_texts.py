@@ -12,6 +12,7 @@ from store_helpers import edit_file, edit_in_database
 
 from failref.config import Settings
 from failref.domain.references.document import content_hash
+from failref.errors import InvalidInput
 from failref.store.db import make_engine, upgrade_database
 from failref.store.index import index_version, read_index, sync_folder
 from failref.store.models import RevisionRow
@@ -86,6 +87,20 @@ def test_export_leaves_files_alone_that_hold_their_text(
     assert (references_dir / "slow-collective.md").stat().st_mtime_ns == untouched
     assert (references_dir / "README.md").read_bytes() == readme
     assert not list(references_dir.glob(".*"))  # no temporary file left
+
+
+def test_an_export_through_a_symlink_out_of_the_folder_writes_nothing_and_names_it(
+    engine: Engine, references_dir: Path, tmp_path: Path
+) -> None:
+    """Issue 35, item 12: the export stopped at the symlink after writing the files before
+    it, with an error that named no file."""
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "stuck-rank.md").symlink_to(tmp_path / "elsewhere" / "nothing.md")
+    with Session(engine) as session, pytest.raises(InvalidInput) as raised:
+        export_texts(session, out)
+    assert str(raised.value).startswith(f"{out}/stuck-rank.md: resolves outside {out}")
+    assert sorted(path.name for path in out.iterdir()) == ["stuck-rank.md"]  # the link only
 
 
 def test_export_then_load_is_a_no_op(engine: Engine, references_dir: Path) -> None:

@@ -67,6 +67,18 @@ def test_wrong_token_shows_the_form_again(client: TestClient) -> None:
     assert "Unknown or revoked token" in response.text
 
 
+def test_a_file_no_load_accepts_is_not_opened_whole(client: TestClient) -> None:
+    """Issue 35, item 12: a 50 MB file the loader rejects was sent whole, in a 50 MB page."""
+    sign_in(client)
+    folder = library_of(client).settings.references_dir
+    with (folder / "huge-file.md").open("wb") as handle:
+        handle.truncate(50 << 20)
+    response = client.get("/r/huge-file/edit")
+    assert response.status_code == 413
+    assert "huge-file.md: over the 262,144-byte limit" in response.text
+    assert len(response.content) < 100_000
+
+
 def test_preview_renders_and_saves_nothing(client: TestClient) -> None:
     sign_in(client)
     text, fields = edit_page(client)
