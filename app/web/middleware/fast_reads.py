@@ -46,7 +46,7 @@ def reference_response(
     it), or 304 when the client has it."""
     body = catalog.documents[reference.id]
     etag = entity_tag(reference.content_hash).encode()
-    if if_none_match is not None and _names(if_none_match, etag.decode()):
+    if if_none_match is not None and names_version(if_none_match, etag.decode()):
         return JsonReply(304, ((b"etag", etag),), b"")
     headers = [(b"content-type", b"application/json"), (b"etag", etag)]
     if len(body) >= GZIP_MINIMUM_BYTES:
@@ -58,7 +58,7 @@ def reference_response(
     return JsonReply(200, tuple(headers), body)
 
 
-def _names(header: str, etag: str) -> bool:
+def names_version(header: str, etag: str) -> bool:
     """True when an If-None-Match header (`*`, or tags, weak or strong) names `etag`."""
     tags = {tag.strip().removeprefix("W/") for tag in header.split(",")}
     return "*" in tags or etag in tags

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from typing import Annotated
+
+from fastapi import APIRouter, Header, Request
 from fastapi.responses import Response
 from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
@@ -14,13 +16,13 @@ from ...errors import (
     StaleBase,
     UnsupportedMediaType,
 )
-from ...services.editing import Edit, editable_file, save_as_editor
+from ...services.editing import Edit, editable_file, existing_file, save_as_editor
 from ...services.library import Library
 from ...urls import API_REFERENCE, API_V1
 from ..bodies import SafeBodyRoute, media_type
 from ..deps import LibraryDep
 from ..guards import EditorDep
-from ..middleware.fast_reads import entity_tag
+from ..middleware.fast_reads import entity_tag, names_version
 from .api import reference_url
 from .openapi import errors
 
@@ -108,6 +110,36 @@ async def api_put_reference(
         status_code=201 if creating else 200,
         media_type="application/json",
         headers={"ETag": etag},
+    )
+
+
+@router.get(
+    API_REFERENCE + "/text",
+    response_class=Response,
+    responses={
+        200: {
+            "content": {"text/markdown": {"schema": {"type": "string"}}},
+            "description": "The file, byte for byte, with its `ETag`.",
+        },
+        304: {"description": "`If-None-Match` names the current version."},
+        **errors(404, 413),
+    },
+    tags=["editing"],
+    summary="Read a reference file",
+)
+def api_get_reference_text(
+    reference_id: str,
+    library: LibraryDep,
+    if_none_match: Annotated[str | None, Header(description="An ETag you hold.")] = None,
+) -> Response:
+    """The whole file of a reference (front matter and Markdown) as the store of record
+    keeps it now, with the `ETag` to send as `If-Match` when you `PUT` it back edited."""
+    text, version = existing_file(library, reference_id)
+    etag = entity_tag(version)
+    if if_none_match is not None and names_version(if_none_match, etag):
+        return Response(status_code=304, headers={"ETag": etag})
+    return Response(
+        text.encode("utf-8"), media_type="text/markdown; charset=utf-8", headers={"ETag": etag}
     )
 
 

@@ -1,4 +1,5 @@
-"""PUT /api/v1/references/{id}: ETags, preconditions, validation, racing writers."""
+"""PUT /api/v1/references/{id}: ETags, preconditions, validation, racing writers; and
+GET /api/v1/references/{id}/text, the file a PUT sends back."""
 
 from __future__ import annotations
 
@@ -256,3 +257,38 @@ def test_a_successful_save_discards_the_kept_draft(client: TestClient, token: st
     )
     with Session(library_of(client).engine) as session:
         assert session.exec(select(DraftRow)).all() == []
+
+
+def test_the_text_of_a_reference_is_read_with_the_etag_a_put_sends_back(
+    client: TestClient, token: str
+) -> None:
+    """Audit item 14 (issue 35): a script following the If-Match flow had to scrape the
+    editor's textarea for the Markdown."""
+    path = library_of(client).settings.references_dir / "stuck-rank.md"
+    response = client.get("/api/v1/references/stuck-rank/text")
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "text/markdown; charset=utf-8"
+    assert response.content == path.read_bytes()
+    etag = response.headers["etag"]
+    assert etag == client.get("/api/v1/references/stuck-rank").headers["etag"]
+    assert (
+        client.get(
+            "/api/v1/references/stuck-rank/text", headers={"if-none-match": etag}
+        ).status_code
+        == 304
+    )
+    edited = response.text.replace("A dead host.", "A host that died.")
+    saved = put(client, edited, token, **{"if-match": etag})
+    assert saved.status_code == 200, saved.text
+    again = client.get("/api/v1/references/stuck-rank/text")
+    assert again.text == edited
+    assert again.headers["etag"] == saved.headers["etag"] != etag
+
+
+@pytest.mark.parametrize("reference_id", ["no-such-thing", "UPPER", "con"])
+def test_the_text_of_a_missing_or_bad_id_is_an_error_in_the_one_shape(
+    client: TestClient, reference_id: str
+) -> None:
+    response = client.get(f"/api/v1/references/{reference_id}/text")
+    assert response.status_code in (404, 422)
+    assert response.json()["error"]["field"] == "id"
