@@ -31,6 +31,7 @@ OPERATIONS = [
     "GET /readyz",
     "GET /api/v1/references",
     "GET /api/v1/references/{reference_id}",
+    "GET /api/v1/references/{reference_id}/text",
     "PUT /api/v1/references/{reference_id}",
     "GET /api/v1/calculators",
     "GET /api/v1/calculators/{name}",
