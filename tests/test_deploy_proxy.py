@@ -24,9 +24,7 @@ from servers import LOOPBACK, free_port, wait_for
 
 from failref.config import DEFAULT_MAX_BODY_BYTES
 
-NGINX = shutil.which("nginx") or next(
-    (path for path in ("/usr/sbin/nginx",) if Path(path).exists()), None
-)
+NGINX = shutil.which("nginx", path=f"{os.environ.get('PATH', '')}{os.pathsep}/usr/sbin")
 if NGINX is None:
     if os.environ.get("CI") == "true":
         raise RuntimeError("CI=true needs nginx for the proxy tests (apt-get install nginx)")

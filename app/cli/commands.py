@@ -26,8 +26,8 @@ from ..services.check import check_folder
 from ..services.library import Library, migrate, open_library
 from ..services.scan_schemas import ScanResponse
 from ..services.schemas import MatchResponse
-from ..services.side_storage import storage_reason
-from ..store.db import DATABASE_ERRORS
+from ..services.side_storage import fault_detail, storage_reason
+from ..store.db import DBAPIError
 from ..urls import reference_path
 from .answers import echo_match, echo_scan
 from .logs import logging_config
@@ -46,7 +46,7 @@ class FailrefGroup(click.Group):
             return super().invoke(ctx)
         except FailrefError as error:
             raise click.ClickException(str(error)) from None
-        except DATABASE_ERRORS as error:
+        except DBAPIError as error:
             raise click.ClickException(storage_message(error)) from None
         except OSError as error:
             if error.errno != errno.ENOSPC:
@@ -56,8 +56,7 @@ class FailrefGroup(click.Group):
 
 def storage_message(error: BaseException) -> str:
     """A storage fault in one line: what it is, then the driver's or the system's words."""
-    detail = str(getattr(error, "orig", None) or error).splitlines()[0][:200]
-    return f"{storage_reason(error)} ({detail})"
+    return f"{storage_reason(error)} ({fault_detail(error)})"
 
 
 def settings_of(ctx: click.Context) -> Settings:

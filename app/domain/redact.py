@@ -47,33 +47,17 @@ _NOT_SECRET = re.compile(r"^(?:[\d.,]+|[a-z_][a-z_]*(?:\.[a-z_][a-z_]*)+|<\w+>)[
 _ALWAYS_SECRET = re.compile(r"pass|pwd|secret|credential", re.IGNORECASE)
 
 
-def _secret_flag(text: str) -> str:
+def _unless_code(pattern: re.Pattern[str]) -> Callable[[str], str]:
+    """Replace the value after a secret-looking name (`pattern`'s groups `name` and
+    `value`), unless the value is a count or code and the name not password-like."""
+
     def replace(match: re.Match[str]) -> str:
         name, value = match.group("name"), match.group("value")
         if _NOT_SECRET.match(value) and not _ALWAYS_SECRET.search(name):
             return match.group(0)
         return name + SECRET
 
-    return _SECRET_FLAG.sub(replace, text)
-
-
-def _prose_password(text: str) -> str:
-    def replace(match: re.Match[str]) -> str:
-        if _WORD_ONLY.match(match.group("value")):
-            return match.group(0)
-        return match.group("name") + SECRET
-
-    return _PROSE_PASSWORD.sub(replace, text)
-
-
-def _named_secret(text: str) -> str:
-    def replace(match: re.Match[str]) -> str:
-        name, value = match.group("name"), match.group("value")
-        if _NOT_SECRET.match(value) and not _ALWAYS_SECRET.search(name):
-            return match.group(0)
-        return match.group("name") + SECRET
-
-    return _NAMED.sub(replace, text)
+    return lambda text: pattern.sub(replace, text)
 
 
 # No "/" inside: paths and URLs are long mixed strings too, but split at every slash.
@@ -87,24 +71,22 @@ MAX_SLASHES_IN_KEY = 3
 def _aws_secret(text: str) -> str:
     def replace(match: re.Match[str]) -> str:
         value = match.group(0)
-        kinds = (str.isupper, str.islower, str.isdigit)
-        mixed = all(any(kind(c) for c in value) for kind in kinds)
-        keyish = mixed and value.count("/") <= MAX_SLASHES_IN_KEY
-        return SECRET if keyish and _entropy(value) >= MIN_ENTROPY_BITS else value
+        keyish = value.count("/") <= MAX_SLASHES_IN_KEY and _looks_random(value)
+        return SECRET if keyish else value
 
     return _AWS_SECRET.sub(replace, text)
 
 
 def _random_strings(text: str) -> str:
     """Replace long mixed-case strings with the entropy of a key (base64, tokens)."""
+    return _CANDIDATE.sub(lambda m: SECRET if _looks_random(m.group(0)) else m.group(0), text)
 
-    def replace(match: re.Match[str]) -> str:
-        value = match.group(0)
-        kinds = (str.isupper, str.islower, str.isdigit)
-        mixed = all(any(kind(c) for c in value) for kind in kinds)
-        return SECRET if mixed and _entropy(value) >= MIN_ENTROPY_BITS else value
 
-    return _CANDIDATE.sub(replace, text)
+def _looks_random(value: str) -> bool:
+    """Upper case, lower case and digits together, with the entropy of a key."""
+    kinds = (str.isupper, str.islower, str.isdigit)
+    mixed = all(any(kind(c) for c in value) for kind in kinds)
+    return mixed and _entropy(value) >= MIN_ENTROPY_BITS
 
 
 def _entropy(value: str) -> float:
@@ -177,6 +159,17 @@ _PROSE_PASSWORD = re.compile(
     re.IGNORECASE,
 )
 _WORD_ONLY = re.compile(r"^[A-Za-z][a-z]*[.:!?]?$")
+
+
+def _prose_password(text: str) -> str:
+    def replace(match: re.Match[str]) -> str:
+        if _WORD_ONLY.match(match.group("value")):
+            return match.group(0)
+        return match.group("name") + SECRET
+
+    return _PROSE_PASSWORD.sub(replace, text)
+
+
 # Tokens recognised by their prefix: Stripe, npm, GitLab, NVIDIA NGC, Databricks,
 # Replicate, Groq, Perplexity. A token starts where a run of its characters does (not
 # after `-`, as `\b` would allow: `nvapi-nvapi-…` would be scanned from each `-`).
@@ -219,10 +212,10 @@ RULES: tuple[tuple[str, Callable[[str], str]], ...] = (
     ("url credentials", _sub(_URL_CREDENTIALS, r"\g<scheme><secret>@")),
     ("user and password", _keep_name(_USER_COLON_PAIR, flags=0)),
     ("wandb login", _keep_name(_WANDB_LOGIN)),
-    ("named secret", _named_secret),
+    ("named secret", _unless_code(_NAMED)),
     ("named secret, spaced", _keep_name(_SPACED_NAME, flags=0)),
     ("password flag", _keep_name(_FLAG, flags=0)),
-    ("secret flag", _secret_flag),
+    ("secret flag", _unless_code(_SECRET_FLAG)),
     ("password in prose", _prose_password),
     ("email", _sub(_EMAIL, "<email>")),
     ("home directory user", _keep_name(_HOME_USER, replacement="<user>")),

@@ -51,10 +51,14 @@ class SideStorage:
 def storage_reason(error: BaseException) -> str:
     """A storage fault in words a reader of `/readyz` can act on; the driver's own text
     (which can name hosts, files and SQL) goes to the log only."""
-    detail = str(getattr(error, "orig", None) or error).lower()
-    if "full" in detail or getattr(error, "errno", None) == errno.ENOSPC:
+    if "full" in fault_detail(error).lower() or getattr(error, "errno", None) == errno.ENOSPC:
         return "the disk is full"
     return "the database is busy or unavailable"
+
+
+def fault_detail(error: BaseException) -> str:
+    """The first line of the driver's or the system's words for a storage fault."""
+    return str(getattr(error, "orig", None) or error).splitlines()[0][:300]
 
 
 def best_effort(state: SideStorage, what: str, write: Callable[[], None]) -> None:
@@ -62,8 +66,7 @@ def best_effort(state: SideStorage, what: str, write: Callable[[], None]) -> Non
     try:
         write()
     except STORAGE_ERRORS as error:
-        state.failed(storage_reason(error))
-        log.warning("%s not stored: %s", what, str(error).splitlines()[0][:300])
+        _failed(state, f"{what} not stored", error)
         return
     state.succeeded()
 
@@ -73,6 +76,10 @@ def read_or(state: SideStorage, what: str, read: Callable[[], T], fallback: T) -
     try:
         return read()
     except STORAGE_ERRORS as error:
-        state.failed(storage_reason(error))
-        log.warning("%s not read: %s", what, str(error).splitlines()[0][:300])
+        _failed(state, f"{what} not read", error)
         return fallback
+
+
+def _failed(state: SideStorage, what: str, error: BaseException) -> None:
+    state.failed(storage_reason(error))
+    log.warning("%s: %s", what, fault_detail(error))

@@ -18,8 +18,9 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import Connection, event, text
 from sqlalchemy import Engine as Engine  # the engine type the services pass around
-from sqlalchemy.exc import DBAPIError, SQLAlchemyError
+from sqlalchemy.exc import DBAPIError as DBAPIError  # any driver error (store faults)
 from sqlalchemy.exc import OperationalError as OperationalError  # what web/ turns into 503
+from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session, create_engine
 
 from ..config import Settings
@@ -27,8 +28,7 @@ from ..config import Settings
 # What a storage fault looks like to a caller that can do without the write or read: the
 # driver's error (a locked or full SQLite file, a PostgreSQL that does not answer) or the
 # file system's.
-DATABASE_ERRORS: tuple[type[Exception], ...] = (DBAPIError,)
-STORAGE_ERRORS: tuple[type[Exception], ...] = (*DATABASE_ERRORS, OSError)
+STORAGE_ERRORS: tuple[type[Exception], ...] = (DBAPIError, OSError)
 
 logger = logging.getLogger(__name__)
 
