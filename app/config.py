@@ -40,6 +40,12 @@ SCAN_LINE_CAP = 20
 # The largest body (20 MB) in a minute is 2.7 Mbit/s. Defaults of the two settings below.
 DEFAULT_HEADER_TIMEOUT_S = 10.0
 DEFAULT_BODY_TIMEOUT_S = 60.0
+# An answer's reader must take some of it within this: a phone on 100 kbit/s drains the
+# 64 KiB write buffer in about 5 s.
+DEFAULT_WRITE_TIMEOUT_S = 30.0
+# A browser opens 6 connections to a site; a client holding more than this many at once in
+# one worker is holding them for their own sake (the proxies failref trusts are exempt).
+DEFAULT_CLIENT_CONNECTIONS = 32
 # The databases failref runs on: an embedded SQLite file, or a PostgreSQL server (psycopg 3)
 # that replicas share. Other SQLAlchemy URLs have no one-writer lock, so they are refused.
 DATABASE_SCHEMES = ("sqlite:///", "postgresql://", "postgresql+psycopg://", "postgres://")
@@ -114,6 +120,12 @@ class Settings(BaseSettings):
         default=DEFAULT_MAX_LOG_LINES,
         description="Most lines a pasted log may have before it is refused.",
     )
+    large_bodies: int = Field(
+        default=2,
+        ge=1,
+        description="Bodies over 1 MB a worker processes at once; another waits up to 20 s, "
+        "then gets 503 with Retry-After.",
+    )
     store_queries: bool = Field(
         default=True,
         description="Keep queries that found no confident match (redacted) for /admin/gaps.",
@@ -132,6 +144,16 @@ class Settings(BaseSettings):
         default=DEFAULT_BODY_TIMEOUT_S,
         gt=0,
         description="Seconds a request's body may take once its headers arrived (failref serve).",
+    )
+    write_timeout_s: float = Field(
+        default=DEFAULT_WRITE_TIMEOUT_S,
+        gt=0,
+        description="Seconds a client may read nothing of an answer it is sent (failref serve).",
+    )
+    client_connections: int = Field(
+        default=DEFAULT_CLIENT_CONNECTIONS,
+        ge=1,
+        description="Connections one address may hold open in a worker (failref serve).",
     )
     workers: int = Field(
         default=1,

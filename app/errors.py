@@ -34,6 +34,8 @@ class FailrefError(Exception):
     """An error shown to the user as it is: `str(error)` is the text they read."""
 
     status = 400
+    # Seconds after which the same request may succeed (sent as Retry-After), when known.
+    retry_after_s: int | None = None
 
     def __init__(self, message: str, *, field: str | None = None) -> None:
         super().__init__(message)
@@ -99,6 +101,14 @@ class TooManyRequests(FailrefError):
 
 class Unavailable(FailrefError):
     status = 503
+
+
+class Busy(Unavailable):
+    """The server is at a capacity it keeps for everyone; the request may succeed later."""
+
+    def __init__(self, message: str, retry_after_s: int) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
 
 
 class InsufficientStorage(FailrefError):

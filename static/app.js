@@ -35,7 +35,13 @@ function enhancePasteForm() {
       form.requestSubmit();
     }
   });
-  form.addEventListener("submit", () => {
+  form.addEventListener("submit", (event) => {
+    const over = overLimit(form);
+    showOverLimit(form, over);
+    if (over) {
+      event.preventDefault();
+      return;
+    }
     if (!button) return;
     button.disabled = true;
     button.textContent = "Matching…";
@@ -54,6 +60,40 @@ function enhancePasteForm() {
       box.focus();
       box.scrollIntoView({ block: "center" });
     });
+  }
+}
+
+// The form's limits, checked before a paste is sent: an over-limit log is refused here at
+// once, rather than by the server after an upload of many megabytes. The server counts the
+// same way (lines split on newlines, a last empty one not counted; the body as sent).
+function overLimit(form) {
+  const text = form.elements.namedItem("log")?.value ?? "";
+  const maxLines = Number(form.dataset.maxLines);
+  const maxBytes = Number(form.dataset.maxBytes);
+  const lines = text === "" ? 0 : text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
+  if (maxLines && lines > maxLines) {
+    return `This paste has ${lines.toLocaleString("en")} lines, over the ${maxLines.toLocaleString("en")}-line limit, so it was not sent.`;
+  }
+  // A form sends its text URL-encoded, each newline as CR LF ("%0D%0A").
+  const newlines = text.length - text.replaceAll("\n", "").length;
+  const bytes = new URLSearchParams(new FormData(form)).toString().length + 3 * newlines;
+  if (maxBytes && bytes > maxBytes) {
+    return `This paste is ${bytes.toLocaleString("en")} bytes as the form sends it, over the ${maxBytes.toLocaleString("en")}-byte limit, so it was not sent.`;
+  }
+  return null;
+}
+
+function showOverLimit(form, message) {
+  const alert = form.querySelector("#paste-over");
+  const limits = form.querySelector("#paste-limits");
+  const box = form.elements.namedItem("log");
+  if (!alert || !limits || !box) return;
+  alert.hidden = !message;
+  alert.textContent = message ?? "";
+  if (message) {
+    limits.hidden = false;
+    box.setAttribute("aria-invalid", "true");
+    alert.scrollIntoView({ block: "center" });
   }
 }
 

@@ -28,7 +28,7 @@ import uvicorn
 from ..config import Settings
 from ..errors import Unavailable
 from .logs import logging_config
-from .protocol import timed_protocol
+from .protocol import ConnectionPolicy, timed_protocol
 
 logger = logging.getLogger(__name__)
 APP = "failref.web.factory:create_app"
@@ -46,16 +46,17 @@ MAX_QUICK_DEATHS = 5
 
 
 def uvicorn_options(access_log: bool) -> dict[str, Any]:
-    """What every uvicorn process runs with: deadlines for slow headers and bodies, and a
-    cap on concurrent connections that leaves file descriptors for the database, the
-    reference files and the watcher (past it, uvicorn answers 503 at once)."""
+    """What every uvicorn process runs with: deadlines for slow headers, bodies and readers,
+    a cap on one address's connections, and a cap on all concurrent connections that leaves
+    file descriptors for the database, the reference files and the watcher (past it,
+    uvicorn answers 503 at once)."""
     settings = Settings()
     return {
         "factory": True,
         "proxy_headers": True,
         "log_config": logging_config(),
         "access_log": access_log,
-        "http": timed_protocol(settings.header_timeout_s, settings.body_timeout_s),
+        "http": timed_protocol(ConnectionPolicy.of(settings)),
         "limit_concurrency": connection_limit(),
         "timeout_keep_alive": KEEP_ALIVE_S,
     }

@@ -15,7 +15,7 @@ from fastapi.routing import iter_route_contexts
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import compile_path
 
-from ..errors import FailrefError, TooManyRequests
+from ..errors import FailrefError
 from ..services.schemas import error_body
 from ..store.db import OperationalError
 from ..urls import answers_json
@@ -59,12 +59,12 @@ def error_response(
 
 
 def failure_response(request: Request, error: FailrefError) -> Response:
-    """`error_response` for one of our errors, with everything it carries (a 429 says when
-    to come back)."""
+    """`error_response` for one of our errors, with everything it carries (a 429 or a busy
+    503 says when to come back)."""
     response = error_response(
         request, error.status, str(error), error.field, error.problems, error.diff
     )
-    if isinstance(error, TooManyRequests):
+    if error.retry_after_s is not None:
         response.headers["retry-after"] = str(error.retry_after_s)
     return response
 

@@ -93,7 +93,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             allow_headers=["Content-Type"],
         )
     app.add_middleware(
-        BodyLimit, max_body_bytes=settings.max_body_bytes, max_log_lines=settings.max_log_lines
+        BodyLimit,
+        max_body_bytes=settings.max_body_bytes,
+        max_log_lines=settings.max_log_lines,
+        large_bodies=settings.large_bodies,
     )
     app.add_middleware(Unexpected)  # inside the headers, so a 500 carries them too
     app.add_middleware(SecurityHeaders)

@@ -102,8 +102,10 @@ def test_every_worker_runs_with_deadlines_and_a_connection_cap(
 ) -> None:
     """Issue 13, item 6: the options uvicorn gets, from the settings and the fd limit."""
     monkeypatch.setenv("FAILREF_HEADER_TIMEOUT_S", "3")
+    monkeypatch.setenv("FAILREF_CLIENT_CONNECTIONS", "7")
     options = serving.uvicorn_options(access_log=False)
-    assert options["http"].header_timeout_s == 3.0
-    assert options["http"].body_timeout_s == 60.0
+    policy = options["http"].policy
+    assert (policy.header_timeout_s, policy.body_timeout_s) == (3.0, 60.0)
+    assert (policy.write_timeout_s, policy.client_connections) == (30.0, 7)
     assert serving.MIN_CONNECTIONS <= options["limit_concurrency"] <= serving.MAX_CONNECTIONS
     assert options["timeout_keep_alive"] == serving.KEEP_ALIVE_S

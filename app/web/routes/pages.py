@@ -64,6 +64,7 @@ def paste_page(
     shown, inferred_fields = (
         form.with_inferred(outcome.inferred) if outcome else (form, frozenset())
     )
+    shown, not_echoed = shown.echoed()
     share = form.share_query() if outcome and outcome.kind == "match" else None
     scan = outcome.scan if outcome else None
     boards = symptom_boards(catalog.references, ranked_results(outcome), request.query_params)
@@ -72,6 +73,7 @@ def paste_page(
         "home.html",
         status=error.status if error else 200,
         form=shown,
+        not_echoed=not_echoed,
         outcome=outcome,
         error=error,
         errors={error.field or "log": error.message} if error else {},
@@ -83,9 +85,8 @@ def paste_page(
         log_view=log_view(form.log, linked_lines(scan)) if scan else None,
         prefilled=prefilled_calculator(catalog, outcome, form.log) if outcome else None,
         storing=storing,
-        paste_limits=PasteLimits.of(request.app.state.settings)
-        if isinstance(error, LogTooLarge)
-        else None,
+        paste_limits=PasteLimits.of(request.app.state.settings),
+        over_limit=isinstance(error, LogTooLarge),
         examples=[e for e in EXAMPLES if e.reference_id in catalog.references],
         frameworks=[name for name, _ in facets(catalog).frameworks],
         phases=PHASES,

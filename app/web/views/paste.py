@@ -9,10 +9,14 @@ from dataclasses import dataclass, replace
 
 from ...config import Settings
 from ...domain.matching.reading.context import RunContext
+from ...domain.matching.reading.lines import count_lines
 from ...domain.redact import redact
 
 # A shareable `/?q=` URL stays short enough for chat messages and server logs.
 SHARE_MAX_CHARS = 500
+# A paste longer than this is not copied back into the form: a browser takes 15-40 s to
+# show a page holding 15 MB in a text box, though the answer is ready in under a second.
+ECHO_MAX_CHARS = 256_000
 CONTEXT_FIELDS = ("framework", "phase", "gpu", "gpus", "model", "notes")
 CONTEXT_LABELS = {
     "framework": "Framework",
@@ -76,6 +80,14 @@ class PasteLimits:
 
 
 @dataclass(frozen=True, slots=True)
+class NotEchoed:
+    """The size of a paste the form does not copy back, as the page says it."""
+
+    lines: int
+    megabytes: float
+
+
+@dataclass(frozen=True, slots=True)
 class PasteForm:
     """The text and run context as typed; strings throughout, so the form refills as typed."""
 
@@ -100,6 +112,14 @@ class PasteForm:
     def context_values(self) -> dict[str, str]:
         """The context fields the user filled in."""
         return {name: getattr(self, name) for name in CONTEXT_FIELDS if getattr(self, name)}
+
+    def echoed(self) -> tuple[PasteForm, NotEchoed | None]:
+        """The form as the page refills it: a paste over `ECHO_MAX_CHARS` is left out, and
+        its size said instead."""
+        if len(self.log) <= ECHO_MAX_CHARS:
+            return self, None
+        size = NotEchoed(count_lines(self.log), len(self.log.encode()) / 1_000_000)
+        return replace(self, log=""), size
 
     def with_inferred(self, inferred: dict[str, str]) -> tuple[PasteForm, frozenset[str]]:
         """The form with empty context fields filled from the text, and which ones were."""

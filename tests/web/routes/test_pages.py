@@ -19,7 +19,7 @@ from failref.domain.calculators import CALCULATORS, get_calculator
 from failref.services.analysis import LOG_LINE_THRESHOLD
 from failref.web.factory import create_app
 from failref.web.views.calculator_panel import format_number
-from failref.web.views.paste import EXAMPLES
+from failref.web.views.paste import ECHO_MAX_CHARS, EXAMPLES
 
 WATCHDOG = (
     "[rank0]:[E ProcessGroupNCCL.cpp:629] [Rank 0] Watchdog caught collective operation timeout: "
@@ -447,6 +447,26 @@ def test_the_form_takes_the_100000_lines_the_readme_promises(client: TestClient)
     response = client.post("/", data={"log": log})
     assert response.status_code == 200
     assert context_of(response)["outcome"].scan.lines == DEFAULT_MAX_LOG_LINES  # type: ignore[attr-defined]
+    # The answer does not carry the paste back: a browser takes 15-40 s to show 15 MB.
+    assert len(response.content) < 1_000_000
+    page = parse(response)
+    assert page.find("textarea", name="log").text.strip() == ""
+    note = page.find("p", id="log-not-echoed").text
+    assert f"{DEFAULT_MAX_LOG_LINES:,} lines" in note
+
+
+def test_a_paste_is_copied_back_up_to_the_echo_limit(client: TestClient) -> None:
+    line = "[rank0]: step 1 | loss 2.1234\n"
+    within = line * (ECHO_MAX_CHARS // len(line))
+    page = parse(client.post("/", data={"log": within}))
+    assert page.find("textarea", name="log").text.strip() == within.strip()
+    assert not page.find_all("p", id="log-not-echoed")
+    over = within + "x" * (ECHO_MAX_CHARS - len(within) + 1)
+    page = parse(client.post("/", data={"log": over}))
+    assert page.find("textarea", name="log").text.strip() == ""
+    assert page.find("p", id="log-not-echoed").text.startswith(
+        f"Your paste ({over.count(chr(10)) + 1:,} lines, 0.3 MB)"
+    )
 
 
 def test_too_many_lines_keep_the_text(small_client: TestClient) -> None:
