@@ -9,6 +9,11 @@ requests per second and p50/p99 latency for `GET /api/v1/references/{id}` and
 `POST /api/v1/match`, and the ratios issue #7 asks for:
 - GET /references/{id} (1 worker) at >= 25% of the bare app's requests per second;
 - POST /match with two workers >= 1.7x one worker.
+Then, with two workers, `POST /api/v1/match` of lines nothing answers (each a gap to
+store, a new one per request) while an editor saves a reference every half second, with
+storing on and off: with gaps written off the request path (issue 35, item 4), storing
+costs little (p99 within 2x of storing off), no request is refused and a save waits at
+most 2 s for the write lock.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from dataclasses import dataclass
@@ -118,6 +124,101 @@ def post_script(folder: Path) -> Path:
     return script
 
 
+def unanswered_script(folder: Path) -> Path:
+    """POSTs of a line no reference answers, a different one each time (random words)."""
+    script = folder / "unanswered.lua"
+    script.write_text(
+        'wrk.method = "POST"\n'
+        'wrk.headers["Content-Type"] = "application/json"\n'
+        "local letters = 'abcdefghijklmnopqrstuvwxyz'\n"
+        "function word()\n"
+        "  local out = ''\n"
+        "  for _ = 1, 8 do\n"
+        "    local at = math.random(1, 26)\n"
+        "    out = out .. letters:sub(at, at)\n"
+        "  end\n"
+        "  return out\n"
+        "end\n"
+        "request = function()\n"
+        "  local body = '{\"log\": \"frobnicator ' .. word() .. ' refused ' .. word() .. '\"}'\n"
+        "  return wrk.format(nil, nil, nil, body)\n"
+        "end\n"
+        "done = function(summary, latency, requests)\n"
+        '  io.write(string.format("non-2xx %d\\n", summary.errors.status))\n'
+        "end\n"
+    )
+    return script
+
+
+@dataclass(frozen=True)
+class Loaded:
+    figures: Figures
+    refused: int  # answers that were not 2xx
+    saves: int
+    slowest_save_s: float
+
+
+def measure_unanswered(env: dict[str, str], args: argparse.Namespace, store: bool) -> Loaded:
+    """Two workers answering unanswered lines while an editor saves every half second."""
+    port = free_port()
+    process = start_failref(port, 2, {**env, "FAILREF_STORE_QUERIES": str(store).lower()})
+    base = f"http://{LOOPBACK}:{port}"
+    try:
+        wait_until_up(f"{base}/readyz")
+        saver = Saver(base, env["FAILREF_BENCH_TOKEN"])
+        saver.start()
+        lua = unanswered_script(Path(env["FAILREF_DATABASE_URL"].removeprefix("sqlite:///")).parent)
+        command = ["wrk", "-t1", f"-c{args.connections}", f"-d{args.seconds}s", "--latency"]
+        command += ["--timeout", "30s", "-s", str(lua), f"{base}/api/v1/match"]
+        output = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+        saver.stop()
+        rps = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))  # type: ignore[union-attr]
+        refused = int(re.search(r"non-2xx (\d+)", output).group(1))  # type: ignore[union-attr]
+        figures = Figures(rps, _percentile(output, "50"), _percentile(output, "99"))
+        return Loaded(figures, refused, saver.saves, max(saver.times, default=0.0))
+    finally:
+        stop(process)
+
+
+class Saver(threading.Thread):
+    """An editor saving one reference every half second, timing each save."""
+
+    def __init__(self, base: str, token: str) -> None:
+        super().__init__(daemon=True)
+        self.base, self.token = base, token
+        self.times: list[float] = []
+        self.saves = 0
+        self._halt = threading.Event()
+
+    def run(self) -> None:
+        url = f"{self.base}/api/v1/references/{REFERENCE_ID}"
+        while not self._halt.wait(0.5):
+            with urllib.request.urlopen(f"{url}/text", timeout=60) as answer:
+                etag = answer.headers["etag"]
+                text = answer.read().decode()
+            # Every save changes the file: its `updated:` date goes back and forth.
+            dates = ("updated: 2026-01-01", "updated: 2026-01-02")
+            edited = re.sub(r"^updated: .*$", dates[self.saves % 2], text, count=1, flags=re.M)
+            request = urllib.request.Request(
+                url,
+                data=edited.encode(),
+                method="PUT",
+                headers={
+                    "content-type": "text/markdown",
+                    "authorization": f"Bearer {self.token}",
+                    "if-match": etag,
+                },
+            )
+            start = time.monotonic()
+            with urllib.request.urlopen(request, timeout=60):
+                self.times.append(time.monotonic() - start)
+            self.saves += 1
+
+    def stop(self) -> None:
+        self._halt.set()
+        self.join(timeout=60)
+
+
 def measure_failref(
     workers: int, env: dict[str, str], args: argparse.Namespace, lua: Path
 ) -> dict[str, Figures]:
@@ -159,9 +260,12 @@ def main() -> None:
     if shutil.which("wrk") is None:
         sys.exit("wrk is missing: apt-get install -y wrk")
     with tempfile.TemporaryDirectory() as folder:
+        # A copy of the references: the editor's saves write the store of record.
+        shutil.copytree(ROOT / "references", Path(folder) / "references")
         env = {
             **os.environ,
             "FAILREF_DATABASE_URL": f"sqlite:///{folder}/bench.db",
+            "FAILREF_REFERENCES_DIR": f"{folder}/references",
             # The per-client budget would turn most of a load test into 429s.
             "FAILREF_RATE_LIMIT_PER_MINUTE": "100000000",
         }
@@ -169,6 +273,15 @@ def main() -> None:
         failref = Path(sys.executable).parent / "failref"
         subprocess.run([str(failref), "load"], cwd=ROOT, env=env, check=True)
         lua = post_script(Path(folder))
+        added = subprocess.run(
+            [str(failref), "editor", "add", "bench"],
+            cwd=ROOT,
+            env=env,
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+        env["FAILREF_BENCH_TOKEN"] = added.stdout.split()[-1]
         print(f"{os.cpu_count()} cores, {args.connections} connections, {args.seconds} s each\n")
         bare = measure_bare(env, args)
         show("bare ASGI app, constant JSON", bare)
@@ -178,11 +291,27 @@ def main() -> None:
         two = measure_failref(2, env, args, lua)
         show("GET /api/v1/references/{id}, 2 workers", two["get"])
         show("POST /api/v1/match, 2 workers", two["match"])
+        print("\nUnanswered lines (a gap each), 2 workers, an editor saving every 0.5 s:")
+        stored = measure_unanswered(env, args, store=True)
+        unstored = measure_unanswered(env, args, store=False)
+        for name, loaded in (("storing gaps", stored), ("storing off", unstored)):
+            show(f"POST /api/v1/match, {name}", loaded.figures)
+            print(
+                f"{'':<44} {loaded.refused} not 2xx; {loaded.saves} saves, "
+                f"slowest {loaded.slowest_save_s:.2f} s"
+            )
     get_ratio = one["get"].requests_per_s / bare.requests_per_s
     match_ratio = two["match"].requests_per_s / one["match"].requests_per_s
     print()
     print(f"GET /references/{{id}} / bare app (1 worker): {get_ratio:.2f}  (target >= 0.25)")
     print(f"POST /match 2 workers / 1 worker:           {match_ratio:.2f}x (target >= 1.7x)")
+    gap_cost = stored.figures.p99_ms / unstored.figures.p99_ms
+    print(f"unanswered p99 storing / not storing:       {gap_cost:.2f}x (target <= 2x)")
+    print(f"unanswered answers not 2xx, storing:        {stored.refused} (target 0)")
+    print(
+        f"slowest save, storing gaps:                 {stored.slowest_save_s:.2f} s "
+        "(target <= 2 s; the probe saw up to 23 s)"
+    )
 
 
 if __name__ == "__main__":

@@ -19,9 +19,7 @@ from ..domain.matching.messages.match import match_text
 from ..domain.matching.reading.context import RunContext
 from ..domain.matching.results import HealthyLine, Lead, LookUp, Match, MatchResult, ScanResult
 from ..errors import InvalidInput
-from ..store.gaps import remember_if_unanswered, remember_lines
 from .library import Library
-from .side_storage import best_effort
 
 # A traceback or an NCCL error block is rarely longer than this; longer pastes are logs.
 LOG_LINE_THRESHOLD = 30
@@ -75,13 +73,8 @@ def match_message(
     `remember`, a message nothing matched confidently is kept, redacted, as a gap (best
     effort: a storage fault costs the gap, not the answer)."""
     result = rank_message(library.catalog, text, context, limit)
-    if remember:
-        confident = any(match.confident for match in result.matches)
-        best_effort(
-            library.side_storage,
-            "an unanswered query",
-            lambda: remember_if_unanswered(library.engine, library.settings, text, confident),
-        )
+    if remember and not any(match.confident for match in result.matches):
+        library.gaps.remember([text])
     return result
 
 
@@ -102,11 +95,8 @@ def scan_text(
     as gaps (best effort, as for a message)."""
     result = scan_log(library.catalog.index, log, context, max_lines=library.settings.max_log_lines)
     if remember:
-        lines = [line.text for line in result.diagnosis.unrecognised[:MAX_GAPS_PER_SCAN]]
-        best_effort(
-            library.side_storage,
-            "a log's unrecognised lines",
-            lambda: remember_lines(library.engine, library.settings, lines),
+        library.gaps.remember(
+            [line.text for line in result.diagnosis.unrecognised[:MAX_GAPS_PER_SCAN]]
         )
     return result
 

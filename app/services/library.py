@@ -21,6 +21,7 @@ from ..store.files import remove_leftover_temporaries
 from ..store.gaps import prune_gaps
 from ..store.index import ParsedRows, SyncReport, index_version, read_index, sync_folder
 from .documents import Documents
+from .gap_queue import GapQueue
 from .side_storage import SideStorage
 from .warming import Warmer
 
@@ -52,8 +53,10 @@ class Library:
         self.parsed_rows = ParsedRows()
         self.index_cache = IndexCache()
         self.warmer = Warmer()
-        # The gaps of unanswered pastes and the readers' counts: best effort (side_storage).
+        # The gaps of unanswered pastes and the readers' counts: best effort (side_storage);
+        # gaps are written by a thread of their own, off the request path (gap_queue).
         self.side_storage = SideStorage()
+        self.gaps = GapQueue(engine, settings, self.side_storage)
 
     @property
     def catalog(self) -> Catalog:
@@ -135,6 +138,7 @@ class Library:
 
     def close(self) -> None:
         self.warmer.close()
+        self.gaps.close()
         self.engine.dispose()
 
 

@@ -33,8 +33,14 @@ def gap_message(row: GapRow) -> str:
     return restore_error_codes(normalize_line(row.example)) or row.template
 
 
+# How long the gaps page waits for this worker's queued gaps to be written first.
+GAPS_FLUSH_S = 2.0
+
+
 def list_gaps(library: Library) -> list[Gap]:
-    """The unanswered queries, most asked first."""
+    """The unanswered queries, most asked first; this worker's queued ones written first,
+    so a paste made a moment ago is listed."""
+    library.gaps.flush(GAPS_FLUSH_S)
     with reading(library.engine) as session:
         return [Gap(row, gap_message(row)) for row in gaps.list_gaps(session)]
 

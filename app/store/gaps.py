@@ -58,7 +58,11 @@ def first_line(text: str) -> str:
     return line
 
 
-def gap_template(text: str) -> tuple[str, str] | None:
+# A gap as stored: its template (the grouping key) and its latest example.
+Template = tuple[str, str]
+
+
+def gap_template(text: str) -> Template | None:
     """(template, example) for a query: its first non-blank line, redacted, then masked."""
     first = first_line(text)
     if not first:
@@ -93,21 +97,25 @@ def record_gap(session: Session, text: str) -> GapRow | None:
     return row
 
 
-def remember_if_unanswered(engine: Engine, settings: Settings, text: str, confident: bool) -> None:
-    """Record `text` as a gap when nothing matched it confidently and storing is on (never
-    on a read-only mirror)."""
-    if not confident:
-        remember_lines(engine, settings, [text])
-
-
-def remember_lines(engine: Engine, settings: Settings, lines: Sequence[str]) -> None:
-    """Record each line as a gap in one transaction, when storing is on (never on a
-    read-only mirror): the error-looking lines of a log that matched nothing."""
-    if not lines or not settings.store_queries or settings.read_only:
-        return
+def store_templates(engine: Engine, found: Sequence[Template]) -> None:
+    """Count gaps already redacted and templated (`gap_template`), in one short
+    transaction: each template once, with how often it came and its latest example, the
+    rows it already has read in one query."""
+    counted: dict[str, tuple[int, str]] = {}
+    for template, example in found:
+        times, _ = counted.get(template, (0, ""))
+        counted[template] = (times + 1, example)
     with writing(engine) as session:
-        for line in lines:
-            record_gap(session, line)
+        known = session.exec(select(GapRow).where(col(GapRow.template).in_(list(counted))))
+        rows = {row.template: row for row in known}
+        for template, (times, example) in counted.items():
+            row = rows.get(template)
+            if row is None:
+                row = GapRow(template=template, example=example, count=0, first_seen=today())
+            row.count += times
+            row.last_seen = today()
+            row.example = example
+            session.add(row)
         session.commit()
 
 

@@ -21,7 +21,8 @@ from sqlalchemy.exc import OperationalError
 
 from failref.config import Settings
 from failref.errors import HTTP_CODES
-from failref.store import db, gaps, saves
+from failref.services import gap_queue
+from failref.store import db, saves
 from failref.web.factory import create_app
 from failref.web.guards import SESSION_COOKIE
 from failref.web.templating import templates
@@ -165,6 +166,7 @@ def test_a_database_locked_past_the_timeout_is_a_clean_503(
     assert matched.status_code == 200, matched.text
     pasted = client.post("/", data={"log": "an unheard-of failure xq7"})
     assert pasted.status_code == 200
+    assert library_of(client).gaps.flush(timeout=60)  # the writer met the lock, gave up
     assert "busy or unavailable" in client.get("/readyz").json()["storage"]
     put = locked_app.put()
     assert_json_error(put, 503)
@@ -249,12 +251,13 @@ def test_a_database_error_while_storing_a_gap_costs_the_gap_not_the_answer(
 ) -> None:
     """Issue 35, item 7: the answer was worked out; a failed gap write must not throw it
     away. `/readyz` names the fault without the SQL or the path."""
-    monkeypatch.setattr(gaps, "record_gap", failing_database)
+    monkeypatch.setattr(gap_queue, "store_templates", failing_database)
     line = f"failure reading {SECRET_PATH} with password=Hunter2-Qx9zV"
     api = editors.client.post("/api/v1/match", json={"log": line})
     assert api.status_code == 200, api.text
     page = editors.client.post("/", data={"log": line})
     assert page.status_code == 200
+    assert library_of(editors.client).gaps.flush(timeout=30)
     ready = editors.client.get("/readyz")
     assert "the database is busy or unavailable" in ready.json()["storage"]
     # The answers echo the paste (the reader's own text); the fault's SQL does not reach

@@ -120,6 +120,7 @@ def test_planted_secrets_never_reach_the_database_or_the_logs(
     for line, _ in PLANTED.values():
         paste_everywhere(pasting_client, line)
     library = library_of(pasting_client)
+    assert library.gaps.flush(timeout=30)
     with Session(library.engine) as session:
         gaps = session.exec(select(GapRow)).all()
     assert len(gaps) >= len(PLANTED), "the pastes did not reach storage"
@@ -146,6 +147,7 @@ def test_no_secret_shape_of_the_table_reaches_the_database(pasting_client: TestC
     for shape in SHAPES:
         assert pasting_client.post("/api/v1/match", json={"log": shape.line}).status_code == 200
     library = library_of(pasting_client)
+    assert library.gaps.flush(timeout=30)
     with Session(library.engine) as session:
         stored = session.exec(select(func.count()).select_from(GapRow)).one()
     assert stored >= len(SHAPES) // 2, "the pastes did not reach storage"
@@ -225,6 +227,7 @@ def test_pruned_gaps_leave_no_trace_in_the_database_file(
     marker = "PRUNE-MARKER-q7w3 failed with an unheard-of error"
     pasting_client.post("/", data={"log": marker})
     library = library_of(pasting_client)
+    assert library.gaps.flush(timeout=30)
     with Session(library.engine) as session:
         row = session.exec(select(GapRow).where(GapRow.example.contains("PRUNE-MARKER"))).one()  # type: ignore[attr-defined]
         row.last_seen = dt.datetime.now(dt.UTC) - dt.timedelta(days=settings.gap_retention_days + 1)
@@ -251,6 +254,7 @@ def test_a_junk_flood_gets_429_and_stops_growing_the_gaps(settings: Settings) ->
         refused = client.post("/", data={"log": "one more junk line"})
         assert refused.status_code == 429
         assert "too many requests" in refused.text.lower()
+        assert library_of(client).gaps.flush(timeout=30)
         with Session(library_of(client).engine) as session:
             stored = session.exec(select(func.count()).select_from(GapRow)).one()
         assert stored == statuses.count(200)

@@ -32,6 +32,8 @@ def library(settings: Settings) -> Iterator[Library]:
 
 
 def gaps(library: Library) -> list[str]:
+    """The stored gaps, once the queue has written them."""
+    assert library.gaps.flush(timeout=30)
     with Session(library.engine) as session:
         return [row.example for row in session.exec(select(GapRow))]
 

@@ -11,7 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy.exc import OperationalError
 
-from failref.services import analysis
+from failref.services import gap_queue
 from failref.services.side_storage import SideStorage, best_effort, read_or, storage_reason
 from failref.web.routes import pages
 
@@ -61,27 +61,35 @@ def test_the_reason_says_what_to_act_on(error: BaseException, said: str) -> None
 def test_an_unanswered_paste_is_answered_on_a_full_disk_and_readyz_says_so(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(analysis, "remember_if_unanswered", lambda *_: _raise(DISK_FULL))
+    monkeypatch.setattr(gap_queue, "store_templates", lambda *_: _raise(DISK_FULL))
     for response in (
         client.post("/api/v1/match", json={"log": UNANSWERED}),
         client.post("/", data={"log": UNANSWERED}),
     ):
         assert response.status_code == 200, response.text
+    written(client)
     ready = client.get("/readyz")
     assert ready.status_code == 200
     assert ready.json()["storage"].startswith("the disk is full")
     monkeypatch.undo()
     assert client.post("/api/v1/match", json={"log": UNANSWERED}).status_code == 200
+    written(client)
     assert client.get("/readyz").json()["storage"] is None
+
+
+def written(client: TestClient) -> None:
+    """Wait for the app's queued gaps to be written (or lost to a fault)."""
+    assert client.app.state.library.gaps.flush(timeout=30)  # type: ignore[attr-defined]
 
 
 def test_a_scan_is_answered_when_its_gaps_cannot_be_stored(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(analysis, "remember_lines", lambda *_: _raise(DATABASE_DOWN))
+    monkeypatch.setattr(gap_queue, "store_templates", lambda *_: _raise(DATABASE_DOWN))
     log = "\n".join(f"RuntimeError: {UNANSWERED} {n}" for n in range(30))
     response = client.post("/api/v1/scan", json={"log": log})
     assert response.status_code == 200, response.text
+    written(client)
     assert "busy or unavailable" in client.get("/readyz").json()["storage"]
 
 

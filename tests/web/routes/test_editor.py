@@ -309,6 +309,7 @@ def test_gaps_list_shows_redacted_unanswered_queries(client: TestClient) -> None
     secret_line = "Connection refused for user bob password=hunter2 at node7.cluster.local"
     client.post("/api/v1/match", json={"log": secret_line})
     client.post("/api/v1/match", json={"log": secret_line})
+    assert library_of(client).gaps.flush(timeout=30)
     with Session(library_of(client).engine) as session:
         rows = session.exec(select(GapRow)).all()
     assert len(rows) == 1
