@@ -39,9 +39,16 @@ MIN_CONNECTIONS = 16
 MAX_CONNECTIONS = 1000
 # How often a worker checks that its supervisor is still there.
 ORPHAN_CHECK_S = 1.0
-# A worker that dies sooner than this after starting counts as a quick death; this many in
-# a row is a crash loop (a broken database URL, a port taken), not bad luck.
+# A worker that dies sooner than this after starting counts as a quick death.
 QUICK_DEATH_S = 10.0
+# A slot whose worker died quickly waits before its next start: BACKOFF_S, doubled for
+# each quick death in a row, at most MAX_BACKOFF_S (a worker killed for memory every few
+# seconds is not restarted into the same flood at once).
+BACKOFF_S = 0.5
+MAX_BACKOFF_S = 60.0
+# More quick deaths in a row than this, in every slot, with no worker alive, is a crash
+# loop (a broken database URL, say): nothing is serving, so the supervisor stops with an
+# error. While any worker serves, the others are restarted for ever, with back-off.
 MAX_QUICK_DEATHS = 5
 
 
@@ -128,17 +135,40 @@ def _stop_when_orphaned(supervisor_pid: int) -> None:
     threading.Thread(target=watch, name="failref-orphan-watch", daemon=True).start()
 
 
+class Restarts:
+    """When each slot's next worker starts after a death, and when deaths are a crash loop:
+    per slot, quick deaths in a row double its wait; a worker that lived long resets it."""
+
+    def __init__(self, slots: int) -> None:
+        self.quick_deaths = [0] * slots
+
+    def died(self, slot: int, lived_s: float) -> float:
+        """Seconds to wait before starting the slot's next worker."""
+        self.quick_deaths[slot] = self.quick_deaths[slot] + 1 if lived_s < QUICK_DEATH_S else 0
+        if not self.quick_deaths[slot]:
+            return 0.0
+        doublings = min(self.quick_deaths[slot] - 1, 32)  # 2.0 ** 1024 would overflow
+        return min(MAX_BACKOFF_S, BACKOFF_S * 2.0**doublings)
+
+    def crash_loop(self, alive: int) -> bool:
+        """No worker alive, and every slot past MAX_QUICK_DEATHS quick deaths in a row."""
+        return alive == 0 and all(count > MAX_QUICK_DEATHS for count in self.quick_deaths)
+
+
 class Supervisor:
-    """Starts the workers, logs and replaces one that dies, and stops them all on SIGTERM
-    or SIGINT. A worker that keeps dying soon after it starts is not replaced for ever:
-    past MAX_QUICK_DEATHS in a row the supervisor stops with an error."""
+    """Starts the workers, logs and replaces one that dies (after a back-off when it died
+    soon after starting), and stops them all on SIGTERM or SIGINT. A worker's death never
+    stops the others; only a crash loop with no worker left stops the supervisor, with an
+    error."""
 
     def __init__(self, host: str, port: int, workers: int, access_log: bool) -> None:
         self.args = (host, port, access_log, os.getpid())
         self.context = multiprocessing.get_context("spawn")
         self.processes: dict[int, multiprocessing.process.BaseProcess] = {}
         self.started_at: dict[int, float] = {}
-        self.quick_deaths = 0
+        self.due: dict[int, float] = {}  # slots waiting to start, and when
+        self.restarts = Restarts(workers)
+        self.crashed = False
         self.stopping = False
         self.count = workers
 
@@ -148,14 +178,26 @@ class Supervisor:
         for slot in range(self.count):
             self._start(slot)
         while not self.stopping:
-            sentinels = {process.sentinel: slot for slot, process in self.processes.items()}
-            for ready in multiprocessing.connection.wait(list(sentinels), timeout=1.0):
-                self._replace(sentinels[ready])  # type: ignore[index]
+            running = {
+                process.sentinel: slot
+                for slot, process in self.processes.items()
+                if slot not in self.due
+            }
+            wait_s = min([1.0, *(at - time.monotonic() for at in self.due.values())])
+            for ready in multiprocessing.connection.wait(list(running), timeout=max(0, wait_s)):
+                self._replace(running[ready])  # type: ignore[index]
+            for slot, at in list(self.due.items()):
+                if at <= time.monotonic() and not self.stopping:
+                    del self.due[slot]
+                    self._start(slot)
         for process in self.processes.values():
             process.join()
         failed = [p.name for p in self.processes.values() if p.exitcode not in (0, -signal.SIGTERM)]
-        if failed or self.quick_deaths > MAX_QUICK_DEATHS:
-            logger.error("workers ended with an error: %s", ", ".join(failed) or "crash loop")
+        if self.crashed:
+            logger.error("workers ended with an error: crash loop")
+            sys.exit(1)
+        if failed:
+            logger.error("workers ended with an error: %s", ", ".join(failed))
             sys.exit(1)
 
     def _start(self, slot: int) -> None:
@@ -172,18 +214,20 @@ class Supervisor:
         if self.stopping:
             return
         lived_s = time.monotonic() - self.started_at[slot]
-        self.quick_deaths = self.quick_deaths + 1 if lived_s < QUICK_DEATH_S else 0
+        wait_s = self.restarts.died(slot, lived_s)
+        alive = sum(p.is_alive() for p in self.processes.values())
         logger.error(
-            "worker %s (pid %s) died with exit code %s after %.0f s; starting another",
+            "worker %s (pid %s) died with exit code %s after %.0f s; starting another in %.1f s",
             process.name,
             process.pid,
             process.exitcode,
             lived_s,
+            wait_s,
         )
-        if self.quick_deaths > MAX_QUICK_DEATHS:
+        self.due[slot] = time.monotonic() + wait_s
+        if self.restarts.crash_loop(alive):
+            self.crashed = True
             self._stop(signal.SIGTERM, None)
-            return
-        self._start(slot)
 
     def _stop(self, _signum: int, _frame: FrameType | None) -> None:
         self.stopping = True

@@ -109,3 +109,34 @@ def test_every_worker_runs_with_deadlines_and_a_connection_cap(
     assert (policy.write_timeout_s, policy.client_connections) == (30.0, 7)
     assert serving.MIN_CONNECTIONS <= options["limit_concurrency"] <= serving.MAX_CONNECTIONS
     assert options["timeout_keep_alive"] == serving.KEEP_ALIVE_S
+
+
+# Issue 35, items 2 and 9: deaths in one slot never stop the others' workers.
+
+
+def test_a_slot_dying_quickly_waits_longer_each_time_up_to_a_cap() -> None:
+    restarts = serving.Restarts(2)
+    waits = [restarts.died(0, lived_s=1.0) for _ in range(10)]
+    assert waits[:4] == [serving.BACKOFF_S * 2**n for n in range(4)]
+    assert waits == sorted(waits)
+    assert waits[-1] == serving.MAX_BACKOFF_S
+    assert restarts.died(0, lived_s=serving.QUICK_DEATH_S + 1) == 0.0  # lived long: reset
+    assert restarts.died(0, lived_s=1.0) == serving.BACKOFF_S
+
+
+def test_a_slot_that_never_lives_is_retried_while_another_worker_serves() -> None:
+    restarts = serving.Restarts(2)
+    for _ in range(1000):  # a worker killed for memory, round after round
+        assert restarts.died(0, lived_s=0.5) <= serving.MAX_BACKOFF_S
+        assert not restarts.crash_loop(alive=1)
+
+
+def test_every_slot_dying_at_start_with_none_alive_is_a_crash_loop() -> None:
+    restarts = serving.Restarts(2)
+    for _ in range(serving.MAX_QUICK_DEATHS + 1):
+        restarts.died(0, lived_s=0.1)
+    assert not restarts.crash_loop(alive=0)  # the other slot has not failed yet
+    for _ in range(serving.MAX_QUICK_DEATHS + 1):
+        restarts.died(1, lived_s=0.1)
+    assert restarts.crash_loop(alive=0)
+    assert not restarts.crash_loop(alive=1)
