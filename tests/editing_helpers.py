@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 
 from fastapi.testclient import TestClient
-from sqlmodel import Session
 
 from failref.services.library import Library
+from failref.store.db import writing
 from failref.store.editors import add_editor
 
 CSRF = re.compile(r'name="csrf_token" value="([^"]*)"')
@@ -20,8 +20,9 @@ def library_of(client: TestClient) -> Library:
 
 
 def new_editor(client: TestClient, name: str = "ann") -> str:
-    """Create an editor and return its token."""
-    with Session(library_of(client).engine) as session:
+    """Create an editor and return its token (as the app writes: taking the write lock
+    first, so a gap the app is writing meanwhile is waited for, not a "database is locked")."""
+    with writing(library_of(client).engine) as session:
         return add_editor(session, name)
 
 

@@ -15,9 +15,8 @@ import time
 from collections.abc import Sequence
 from functools import partial
 
-from sqlalchemy import Engine
-
 from ..config import Settings
+from ..store.db import Engine
 from ..store.gaps import Template, gap_template, store_templates
 from .side_storage import SideStorage, best_effort
 

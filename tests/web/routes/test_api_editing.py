@@ -218,7 +218,9 @@ def test_if_match_star_overwrites_an_existing_file_only(client: TestClient, toke
     assert put(client, edited, token, **{"if-match": "*"}).status_code == 200
     missing = client.put(
         "/api/v1/references/not-there",
-        content=edited.replace("id: stuck-rank", "id: not-there").encode(),
+        content=edited.replace("id: stuck-rank", "id: not-there")
+        .replace("hit config.recompile_limit", "saw a frobnicator overflow")
+        .encode(),
         headers={
             "content-type": "text/markdown",
             "authorization": f"Bearer {token}",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 from pathlib import Path
 
@@ -12,6 +13,11 @@ from paths import REFERENCES
 from sqlmodel import Session, func, select
 
 from failref.store.models import GapRow, RevisionRow
+
+WATCHDOG = (
+    "[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=42, "
+    "OpType=ALLREDUCE) ran for 600012 milliseconds before timing out."
+)
 
 
 def revision_count(client: TestClient) -> int:
@@ -268,6 +274,48 @@ def test_create_a_new_reference(client: TestClient) -> None:
     assert "brand-new exists already" in again.text
     assert '<a href="/r/brand-new/edit">edit the existing reference</a>' in again.text
     assert "&lt;&lt;&lt;&lt;&lt;&lt;&lt;" not in again.text
+
+
+def test_the_untouched_template_is_refused_and_nothing_goes_live(client: TestClient) -> None:
+    """Issue 34, item 3: saving the "New reference" page as it opens published the README's
+    example, which then answered every watchdog line confidently."""
+    sign_in(client)
+    shipped_readme = (REFERENCES / "README.md").read_text()
+    (library_of(client).settings.references_dir / "README.md").write_text(shipped_readme)
+    form = client.get("/new")
+    fields = form_fields(form.text)
+    text = form.text.split('name="text"', 1)[1].split(">", 1)[1].split("</textarea>", 1)[0]
+    assert "id: example-failure" in text
+    untouched = html.unescape(text)
+    response = client.post("/new", data={**fields, "text": untouched, "action": "save"})
+    assert response.status_code == 422
+    assert "also matches slow-collective confidently" in html.unescape(response.text)
+    assert untouched in html.unescape(response.text)  # the text is kept to be fixed
+    assert not (library_of(client).settings.references_dir / "example-failure.md").exists()
+    assert client.get("/r/example-failure").status_code == 404
+    watchdog = client.post("/api/v1/match", json={"log": WATCHDOG}).json()["matches"]
+    assert watchdog[0]["id"] == "slow-collective"
+
+
+def test_a_save_that_failref_check_would_reject_is_refused(client: TestClient) -> None:
+    """A web edit never breaks the docs team's CI: a message that another reference's
+    messages match confidently is refused, as `failref check` refuses it."""
+    token = new_editor(client)
+    text = (library_of(client).settings.references_dir / "stuck-rank.md").read_text()
+    colliding = text.replace("id: stuck-rank", "id: copycat")
+    response = client.put(
+        "/api/v1/references/copycat",
+        content=colliding.encode(),
+        headers={
+            "content-type": "text/markdown",
+            "authorization": f"Bearer {token}",
+            "if-none-match": "*",
+        },
+    )
+    assert response.status_code == 422
+    problems = response.json()["error"]["problems"]
+    assert any("also matches stuck-rank confidently" in problem for problem in problems)
+    assert not (library_of(client).settings.references_dir / "copycat.md").exists()
 
 
 def test_history_lists_revisions_and_restore_makes_a_new_one(client: TestClient) -> None:
