@@ -42,8 +42,24 @@ def path_with_query(
 
 
 def signed_in(request: Request) -> dict[str, Any]:
-    """Who the page header names as signed in: what `guards.remember_signed_in` found."""
-    return {"signed_in": getattr(request.state, "editor", None)}
+    """Who the page header names as signed in (what `guards.remember_signed_in` found), and
+    the sign-in link that brings an editor back to this page: None on a read-only mirror,
+    and for the footer (`footer_sign_in`) only on a page that looked for an editor and
+    found none."""
+    editor = getattr(request.state, "editor", None)
+    settings = request.app.state.settings
+    link = None
+    if not settings.read_only and request.url.path != request.app.url_path_for("login"):
+        back = request.url.path
+        if request.method == "GET" and request.url.query:
+            back += "?" + request.url.query
+        link = str(request.app.url_path_for("login")) + "?" + urlencode({"next": back})
+    looked = hasattr(request.state, "editor")
+    return {
+        "signed_in": editor,
+        "sign_in_url": link,
+        "footer_sign_in": link if looked and editor is None else None,
+    }
 
 
 templates = Jinja2Templates(directory=TEMPLATES_DIR, context_processors=[signed_in])

@@ -58,6 +58,31 @@ def editor_page(
     return open_signed_in
 
 
+def test_an_editor_sent_away_by_a_401_signs_in_and_comes_back(
+    open_page: Callable[..., Page], editing_server: LiveServer, token: str, screenshots: Path
+) -> None:
+    """Issue 34, item 8: the 401 was a dead end, the wrong-token message plain text."""
+    page = open_page(base_url=editing_server.url)
+    page.goto("/r/cuda-out-of-memory/edit")
+    expect(page.locator("h1")).to_have_text("401")
+    page.get_by_role("link", name="Sign in").click()
+    page.fill("input[name=token]", "fr1.1.not-a-token")
+    page.get_by_role("button", name="Sign in").click()
+    error = page.locator("#login-error")
+    expect(error).to_have_text("Unknown or revoked token.")
+    assert error.evaluate("e => getComputedStyle(e).borderLeftStyle") == "solid"
+    field = page.locator("input[name=token]").bounding_box()
+    button = page.get_by_role("button", name="Sign in").bounding_box()
+    assert field is not None
+    assert button is not None
+    assert button["y"] >= field["y"] + field["height"] + 8  # the button apart from the field
+    page.screenshot(path=screenshots / "login-wrong-token.png")
+    page.fill("input[name=token]", token)
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_url(re.compile(r"/r/cuda-out-of-memory/edit$"))
+    expect(page.locator("#text")).to_be_visible()
+
+
 def textarea_box(page: Page) -> dict[str, float]:
     box = page.locator("#text").bounding_box()
     assert box is not None

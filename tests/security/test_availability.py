@@ -88,6 +88,11 @@ def count(client: TestClient, table: type) -> int:
         return session.exec(select(func.count()).select_from(table)).one()
 
 
+def test_a_read_only_mirror_offers_no_sign_in(mirror: TestClient) -> None:
+    for path in ("/", "/references", "/r/stuck-rank"):
+        assert "/login" not in mirror.get(path).text, path
+
+
 def test_a_read_only_mirror_writes_nothing(mirror: TestClient) -> None:
     """Item 10: no sign-in (a session nobody could end), no gap, no feedback."""
     library = mirror.app.state.library  # type: ignore[attr-defined]

@@ -62,6 +62,31 @@ def test_login_sets_a_hardened_cookie_and_redirects_only_on_site(client: TestCli
         assert "SameSite=lax" in cookie
 
 
+def test_a_401_leads_to_sign_in_and_back_to_the_page_asked_for(client: TestClient) -> None:
+    """Issue 34, item 8: the 401 offered only "Back to the start page"."""
+    token = new_editor(client)
+    denied = client.get("/r/stuck-rank/edit")
+    assert denied.status_code == 401
+    link = re.search(r'href="(/login\?next=[^"]+)"', denied.text)
+    assert link is not None
+    assert html.unescape(link.group(1)) == "/login?next=%2Fr%2Fstuck-rank%2Fedit"
+    form = client.get(html.unescape(link.group(1)))
+    assert 'name="next" value="/r/stuck-rank/edit"' in form.text
+    signed = client.post(
+        "/login", data={"token": token, "next": "/r/stuck-rank/edit"}, follow_redirects=False
+    )
+    assert signed.headers["location"] == "/r/stuck-rank/edit"
+    assert client.get("/r/stuck-rank/edit").status_code == 200
+
+
+def test_the_footer_offers_sign_in_until_signed_in(client: TestClient) -> None:
+    token = new_editor(client)
+    page = client.get("/references", params={"q": "nccl"}).text
+    assert 'href="/login?next=%2Freferences%3Fq%3Dnccl"' in page
+    client.post("/login", data={"token": token, "next": "/"})
+    assert "/login?next=" not in client.get("/references").text
+
+
 def test_token_in_the_url_is_refused(client: TestClient) -> None:
     assert client.get("/login", params={"token": "fr1.1.x"}).status_code == 422
 
@@ -70,7 +95,10 @@ def test_wrong_token_shows_the_form_again(client: TestClient) -> None:
     new_editor(client)
     response = client.post("/login", data={"token": "fr1.1.nope"})
     assert response.status_code == 401
-    assert "Unknown or revoked token" in response.text
+    assert 'class="form-error" role="alert" id="login-error">Unknown or revoked token' in (
+        response.text
+    )
+    assert 'aria-invalid="true" aria-describedby="login-error"' in response.text
 
 
 def test_a_file_no_load_accepts_is_not_opened_whole(client: TestClient) -> None:
