@@ -42,14 +42,16 @@ TO_GB = {"GiB": 1.073741824, "MiB": 0.001048576}
 class ExtractionRule:
     """One number a log prints that an input takes.
 
-    `pattern` has a `value` group (digits, `,` thousands separators allowed) and, when
-    `units` is given, a `unit` group whose text `units` maps to the factor that converts
-    to the input's unit; with a `per` group the value is `value / per` (a ratio, so no
-    units). `sets` names choice inputs the number's source decides (nccl-tests prints bus
-    bandwidth, so the convention is `ring`). `asks` names inputs the paste cannot give that
-    this value is compared with, each with what the reader should enter. `example` is a
-    real line the rule reads, from the labelled set or a reference: the check at build
-    time runs it."""
+        `pattern` has a `value` group (digits, `,` thousands separators allowed) and, when
+        `units` is given, a `unit` group whose text `units` maps to the factor that converts
+        to the input's unit; with a `per` group the value is `value / per` (a ratio: `units`
+        then convert `value`, as vLLM's GiB of KV cache for a sequence's tokens gives bytes
+        per token). `sets` names choice inputs the number's source decides (nccl-tests prints bus
+        bandwidth, so the convention is `ring`), or number inputs it states in words (vLLM's "to
+    serve at least one request" is one sequence). `asks` names inputs the paste cannot give that
+        this value is compared with, each with what the reader should enter. `example` is a
+        real line the rule reads, from the labelled set or a reference: the check at build
+        time runs it."""
 
     input: str
     pattern: str
@@ -122,6 +124,17 @@ def extract_inputs(
     return found
 
 
+def _settable(spec: InputSpec, value: str) -> bool:
+    """Whether a rule may set `spec` to `value`: a choice it offers, or a number it takes."""
+    if spec.choices:
+        return value in spec.choices
+    try:
+        coerce_input(spec, value)
+    except CalculatorInputError:
+        return False
+    return True
+
+
 def asked_inputs(rules: tuple[ExtractionRule, ...], found: Mapping[str, Found]) -> dict[str, str]:
     """What to enter in each input the paste cannot give but a value read from it needs."""
     asks: dict[str, str] = {}
@@ -138,7 +151,7 @@ def check_rules(
 ) -> None:
     """Raise ValueError naming the calculator and the rule when a rule cannot work: an
     unknown input, a pattern that does not compile or lacks its groups, a unit mapping on a
-    pattern without a unit group or on a ratio, an example it does not read within the
+    pattern without a unit group, an example it does not read within the
     input's bounds, a choice it sets that the input does not offer, or an input it asks
     for that the calculator does not have."""
     specs = {spec.name: spec for spec in inputs}
@@ -155,14 +168,12 @@ def check_rules(
             raise ValueError(f"{where}: the pattern has no (?P<{VALUE_GROUP}>...) group")
         if bool(rule.units) != (UNIT_GROUP in groups):
             raise ValueError(f"{where}: a (?P<{UNIT_GROUP}>...) group and `units` go together")
-        if rule.units and PER_GROUP in groups:
-            raise ValueError(f"{where}: a ratio (?P<{PER_GROUP}>...) takes no units")
         if read_value(rule, spec, rule.example) is None:
             raise ValueError(f"{where}: its example is not read within the input's bounds")
         for choice_name, choice in rule.sets:
             target = specs.get(choice_name)
-            if target is None or choice not in target.choices:
-                raise ValueError(f"{where}: sets {choice_name}={choice!r}, not a choice it has")
+            if target is None or not _settable(target, choice):
+                raise ValueError(f"{where}: sets {choice_name}={choice!r}, not a value it takes")
         for asked, prompt in rule.asks:
             if asked not in specs or asked == rule.input or not prompt:
                 raise ValueError(f"{where}: asks for {asked!r}, not another input of it")

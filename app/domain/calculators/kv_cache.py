@@ -201,10 +201,45 @@ OUTPUTS = (
     OutputSpec("paged_gb", "KV cache in whole blocks", "GB", "Blocks · block · bytes per token."),
 )
 
+# vLLM's error when one request of the model's length does not fit (`model's` in
+# vllm/v1/core/kv_cache_planning.py of vLLM 0.34, `models's` before; the labelled set's
+# kv-cache-exhaustion lines): the length, the GiB it needs, so the bytes per token, and
+# the GiB there are. Releases that printed `GB` are not read: which unit it meant is not
+# said.
+_SEQUENCE_DOES_NOT_FIT = (
+    "ValueError: To serve at least one request with the models's max seq len (131072), "
+    "(16.00 GiB KV cache is needed, which is larger than the available KV cache memory "
+    "(0.71 GiB). Based on the available memory, the estimated maximum model length is "
+    "5632. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when "
+    "initializing the engine."
+)
+TO_BYTES = {"GiB": 1024.0**3, "MiB": 1024.0**2}
+
 # vLLM's start-up lines: the memory left for the KV cache, the tokens that memory holds
 # and the request length its concurrency is reported for (tests/data/labelled/healthy.yaml,
-# tests/data/wholelogs/healthy_vllm_server_startup.log).
+# tests/data/wholelogs/healthy_vllm_server_startup.log); and its error when one request
+# does not fit.
 EXTRACT = (
+    ExtractionRule(
+        "tokens_per_sequence",
+        r"max seq len \((?P<value>[0-9][0-9,]*)\), \([0-9.]+ (?:GiB|MiB) KV cache is needed",
+        example=_SEQUENCE_DOES_NOT_FIT,
+        sets=(("sequences", "1"),),  # "to serve at least one request"
+    ),
+    ExtractionRule(
+        "bytes_per_token",
+        r"max seq len \((?P<per>[0-9][0-9,]*)\), \((?P<value>[0-9][0-9.,]*) "
+        r"(?P<unit>GiB|MiB) KV cache is needed",
+        units=TO_BYTES,
+        example=_SEQUENCE_DOES_NOT_FIT,
+    ),
+    ExtractionRule(
+        "capacity_gb",
+        r"larger than the available KV cache memory \((?P<value>[0-9][0-9.,]*) "
+        r"(?P<unit>GiB|MiB)\)",
+        units=TO_GB,
+        example=_SEQUENCE_DOES_NOT_FIT,
+    ),
     ExtractionRule(
         "capacity_gb",
         r"Available KV cache memory: (?P<value>[0-9][0-9.,]*) (?P<unit>GiB|MiB)",

@@ -104,6 +104,17 @@ def test_a_ratio_rule_divides_two_numbers_of_one_line() -> None:
     assert calculator.read_inputs("max 30 min 0") == {}  # no division by zero, no value
 
 
+def test_a_ratio_rule_converts_its_value_before_dividing() -> None:
+    rule = ExtractionRule(
+        "memory_gib",
+        r"(?P<value>[0-9.]+) (?P<unit>GiB|MiB) for (?P<per>[0-9]+) blocks",
+        units={"GiB": 1.0, "MiB": 1 / 1024},
+        example="8 GiB for 4 blocks",
+    )
+    calculator = calculator_with(rule)
+    assert calculator.read_inputs("16384 MiB for 2 blocks") == {"memory_gib": Found(8.0, 1)}
+
+
 @pytest.mark.parametrize(
     "text",
     [
@@ -135,15 +146,10 @@ def test_a_good_rule_builds() -> None:
         pytest.param({"units": {}}, "go together", id="unit-group-without-units"),
         pytest.param({"example": "capacity of 0.5 GiB"}, "not read within", id="out-of-bounds"),
         pytest.param({"example": "a line it does not read"}, "not read within", id="no-read"),
-        pytest.param({"sets": (("memory_gib", "x"),)}, "not a choice", id="bad-choice"),
+        pytest.param({"sets": (("memory_gib", "x"),)}, "not a value it takes", id="bad-value"),
         pytest.param({"asks": (("nope", "enter it"),)}, "asks for 'nope'", id="asks-unknown"),
         pytest.param(
             {"asks": (("memory_gib", "enter it"),)}, "asks for 'memory_gib'", id="asks-itself"
-        ),
-        pytest.param(
-            {"pattern": r"capacity of (?P<value>[0-9.]+) (?P<unit>GiB|MiB) (?P<per>[0-9]+)"},
-            "takes no units",
-            id="ratio-with-units",
         ),
     ],
 )

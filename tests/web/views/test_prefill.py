@@ -3,6 +3,7 @@ reference's calculator, which inputs with their lines, what is asked of the read
 
 from __future__ import annotations
 
+import pytest
 from fastapi.testclient import TestClient
 from web.routes.test_pages import context_of, shipped_client
 
@@ -23,17 +24,42 @@ def prefilled(client: TestClient, text: str) -> PrefilledCalculator:
     return found
 
 
-def test_a_watchdog_timeout_opens_its_checkpoint_candidate_s_calculator(
-    shipped_client: TestClient,
+OOM = (
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a "
+    "total capacity of 79.15 GiB of which 1.00 GiB is free."
+)
+# tests/data/labelled: vLLM's error when one request of the model's length does not fit.
+KV_DOES_NOT_FIT = (
+    "ValueError: To serve at least one request with the models's max seq len (131072), "
+    "(16.00 GiB KV cache is needed, which is larger than the available KV cache memory "
+    "(0.71 GiB). Based on the available memory, the estimated maximum model length is 5632. "
+    "Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when "
+    "initializing the engine."
+)
+
+
+@pytest.mark.parametrize("text", [WATCHDOG, OOM], ids=["watchdog", "oom"])
+def test_one_number_beside_a_worked_example_opens_no_calculator(
+    shipped_client: TestClient, text: str
 ) -> None:
-    panel = prefilled(shipped_client, WATCHDOG)
-    assert panel.reference_id == "checkpoint-save-stall"
-    assert panel.candidate_of is not None
-    assert panel.candidate_of.startswith("NCCL collective timeout")
-    fields = {field.spec.name: field for field in panel.panel.fields if field.from_line}
-    assert {name: (field.value, field.from_line) for name, field in fields.items()} == {
-        "timeout_s": ("600", 1)
-    }
+    """Issue 34, item 5: a watchdog's timeout opened the checkpoint-stall calculator (a
+    cause among the least likely) and an OOM line's capacity the activation calculator,
+    every other input GPT-3 175B's: they described the examples, not the paste."""
+    assert context_of(shipped_client.post("/", data={"log": text}))["prefilled"] is None
+
+
+def test_vllm_s_kv_cache_error_fills_the_kv_cache_calculator(shipped_client: TestClient) -> None:
+    panel = prefilled(shipped_client, KV_DOES_NOT_FIT)
+    assert panel.reference_id == "kv-cache-exhaustion"
+    fields = {field.spec.name: field for field in panel.panel.fields}
+    assert fields["tokens_per_sequence"].value == "131072"
+    assert fields["bytes_per_token"].value == "131072"  # 16 GiB / 131,072 tokens
+    assert fields["capacity_gb"].value == "0.762357"  # 0.71 GiB in GB
+    assert fields["sequences"].value == "1"  # "to serve at least one request"
+    read = ("tokens_per_sequence", "bytes_per_token", "capacity_gb", "sequences")
+    assert {fields[name].from_line for name in read} == {1}
+    outputs = {output.spec.name: output.value for output in panel.panel.outputs}
+    assert outputs["fits"] == "no"
 
 
 def test_nccl_tests_asks_for_the_healthy_bandwidth(shipped_client: TestClient) -> None:
