@@ -1,37 +1,74 @@
-// failref editor: line numbers beside the text, links that put the caret on a line, and
-// buttons that settle a conflict stretch. The page works without this file: its links go
-// to the numbered copy of the text below the form, and the markers can be edited by hand.
+// failref editor: line numbers beside the wrapped text, links that put the caret on a line,
+// buttons that settle a conflict stretch, Ctrl+S, a warning before leaving unsaved text,
+// and `updated:` set to today on a save that left it alone. The page works without this
+// file: its links go to the numbered copy of the text below the form, and the markers can
+// be edited by hand.
 "use strict";
 
 const THEIRS_MARKER = "<<<<<<< saved meanwhile";
 const SPLIT_MARKER = "=======";
 const YOURS_MARKER = ">>>>>>> your version";
 
-function lineCount(text) {
-  return text.split("\n").length;
+// The text wraps; the gutter numbers each line of the file at the height its wrapped rows
+// take, measured in a hidden copy of the text area's box (`lineTops` says where each
+// line starts, for going to a line).
+let lineTops = [0];
+
+function measureLines(area, mirror) {
+  const style = getComputedStyle(area);
+  const padding = parseFloat(style.paddingLeft) + parseFloat(style.paddingRight);
+  mirror.style.width = `${area.clientWidth - padding}px`;
+  const lines = area.value.split("\n");
+  mirror.replaceChildren(...lines.map((line) => {
+    const row = document.createElement("div");
+    row.textContent = line || "\u200b";
+    return row;
+  }));
+  const heights = Array.from(mirror.children, (row) => row.getBoundingClientRect().height);
+  lineTops = [];
+  let top = 0;
+  for (const height of heights) {
+    lineTops.push(top);
+    top += height;
+  }
+  return heights;
 }
 
 function addGutter(area) {
   const frame = area.closest(".editor-frame");
   if (!frame) return;
-  const gutter = document.createElement("pre");
+  const gutter = document.createElement("div");
   gutter.className = "gutter";
   gutter.setAttribute("aria-hidden", "true");
-  let shown = 0;
+  const mirror = document.createElement("div");
+  mirror.className = "editor-mirror";
+  mirror.setAttribute("aria-hidden", "true");
+  let pending = false;
   const render = () => {
-    const count = lineCount(area.value);
-    if (count === shown) return;
-    shown = count;
-    gutter.textContent = Array.from({ length: count }, (_, i) => String(i + 1)).join("\n") + "\n";
+    pending = false;
+    const heights = measureLines(area, mirror);
+    gutter.replaceChildren(...heights.map((height, i) => {
+      const number = document.createElement("div");
+      number.textContent = String(i + 1);
+      number.style.height = `${height}px`;
+      return number;
+    }));
     // The gutter is sized by hand (its CSS ignores its content): digits plus padding.
-    gutter.style.width = `calc(${String(count).length}ch + 1.1rem)`;
+    gutter.style.width = `calc(${String(heights.length).length}ch + 1.1rem)`;
     gutter.scrollTop = area.scrollTop;
+  };
+  const later = () => {
+    if (pending) return;
+    pending = true;
+    requestAnimationFrame(render);
   };
   frame.classList.add("numbered");
   frame.prepend(gutter);
+  frame.append(mirror);
   render();
   area.addEventListener("input", render);
   area.addEventListener("scroll", () => { gutter.scrollTop = area.scrollTop; });
+  new ResizeObserver(later).observe(area);
 }
 
 function goToLine(area, number) {
@@ -41,8 +78,8 @@ function goToLine(area, number) {
   for (let i = 0; i < line - 1; i++) start += lines[i].length + 1;
   area.focus({ preventScroll: true });
   area.setSelectionRange(start, start + lines[line - 1].length);
-  const height = parseFloat(getComputedStyle(area).lineHeight) || 20;
-  area.scrollTop = Math.max(0, (line - 1) * height - area.clientHeight / 3);
+  const top = lineTops[line - 1] ?? 0;
+  area.scrollTop = Math.max(0, top - area.clientHeight / 3);
   area.scrollIntoView({ block: "nearest" });
   area.closest(".editor-frame")?.scrollIntoView({ block: "nearest" });
 }
@@ -111,10 +148,46 @@ function settleConflicts(area) {
   }
 }
 
+// Ctrl+S (Cmd+S) saves; leaving with changed text asks first; a save whose `updated:`
+// line is the one the page opened with gets today's date.
+function guardTheForm(area) {
+  const form = area.form;
+  const save = form?.querySelector("button[value=save]");
+  if (!form || !save) return;
+  const opened = area.value;
+  let submitting = false;
+  form.addEventListener("keydown", (event) => {
+    if (event.key.toLowerCase() === "s" && (event.ctrlKey || event.metaKey)) {
+      event.preventDefault();
+      form.requestSubmit(save);
+    }
+  });
+  form.addEventListener("submit", (event) => {
+    submitting = true;
+    if (event.submitter === save) bumpUpdated(area, opened);
+  });
+  window.addEventListener("beforeunload", (event) => {
+    if (!submitting && area.value !== opened) event.preventDefault();
+  });
+  window.addEventListener("pageshow", () => { submitting = false; });
+}
+
+const UPDATED_LINE = /^updated:.*$/m;
+
+function bumpUpdated(area, opened) {
+  const before = opened.match(UPDATED_LINE);
+  const now = area.value.match(UPDATED_LINE);
+  if (!before || !now || before[0] !== now[0]) return;  // absent, or the editor set it
+  const today = new Date().toISOString().slice(0, 10);
+  area.value = area.value.replace(UPDATED_LINE, `updated: ${today}`);
+}
+
 document.addEventListener("DOMContentLoaded", () => {
   const area = document.querySelector(".editor-form textarea[name=text]");
   if (!area) return;
   addGutter(area);
   linkLines(area);
   settleConflicts(area);
+  guardTheForm(area);
+  document.querySelector("#preview")?.scrollIntoView({ block: "start" });
 });

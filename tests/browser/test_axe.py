@@ -54,6 +54,7 @@ PUBLIC_PAGES = [
     pytest.param(f"/?q={KV_CACHE}", 200, id="results-cause-line"),
     pytest.param("/?q=hello there, nothing to see", 200, id="results-no-match"),
     pytest.param("/references", 200, id="references"),
+    pytest.param("/references/format", 200, id="format-guide"),
     pytest.param("/references?q=nccl", 200, id="references-query"),
     pytest.param("/references?q=zzzz-nothing", 200, id="references-query-empty"),
     pytest.param("/references?category=inference", 200, id="references-category"),

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from browser.axe import assert_no_axe_violations
 from browser.conftest import LiveServer, serve
-from playwright.sync_api import Page, ViewportSize, expect
+from playwright.sync_api import Dialog, Page, ViewportSize, expect
 
 from failref.config import PROJECT_ROOT
 from failref.services.editors import add_editor
@@ -138,6 +138,78 @@ def test_line_numbers_follow_the_text_and_its_scrolling(editor_page: Callable[..
     )
     assert tops[0] == tops[1]
     assert tops[2] == tops[3]
+
+
+LAPTOP: ViewportSize = {"width": 1366, "height": 768}
+
+
+def test_prose_wraps_with_numbers_beside_each_line_and_save_stays_in_view(
+    editor_page: Callable[..., Page], screenshots: Path
+) -> None:
+    """Issue 34, item 4: a paragraph was one 1,351-character line scrolling 11,460 px
+    sideways, and Save and Preview sat below the fold at 1366x768."""
+    page = editor_page(viewport=LAPTOP)
+    page.goto("/r/thermal-throttling-straggler/edit")
+    area = page.locator("#text")
+    assert area.evaluate("e => e.scrollWidth <= e.clientWidth")  # no sideways scrolling
+    lines = page.input_value("#text").split("\n")
+    longest = max(range(len(lines)), key=lambda i: len(lines[i]))
+    numbers = page.locator(".editor-frame .gutter > div")
+    expect(numbers).to_have_count(len(lines))
+    row = float(area.evaluate("e => parseFloat(getComputedStyle(e).lineHeight)"))
+    tall = numbers.nth(longest).bounding_box()
+    assert tall is not None
+    assert tall["height"] > 2 * row  # the wrapped line's number spans its rows
+    for name in ("Save", "Preview"):
+        box = page.get_by_role("button", name=name, exact=True).bounding_box()
+        assert box is not None
+        assert box["y"] + box["height"] <= LAPTOP["height"]
+    page.screenshot(path=screenshots / "editor-laptop-wrapped.png")
+
+
+def test_ctrl_s_saves_and_sets_updated_to_today(editor_page: Callable[..., Page]) -> None:
+    page = editor_page(viewport=LAPTOP)
+    page.goto("/r/thermal-throttling-straggler/edit")
+    text = page.input_value("#text")
+    old = re.search(r"^updated: .*$", text, re.M)
+    assert old is not None
+    page.fill("#text", text.replace("## Context", "## Context\n\nA sentence added.", 1))
+    with page.expect_navigation():
+        page.locator("#text").press("Control+s")
+    saved = page.goto("/api/v1/references/thermal-throttling-straggler/text")
+    assert saved is not None
+    body = saved.text()
+    assert "A sentence added." in body
+    today = page.evaluate("new Date().toISOString().slice(0, 10)")
+    assert f"\nupdated: {today}\n" in body
+
+
+def test_leaving_with_unsaved_text_asks_first(editor_page: Callable[..., Page]) -> None:
+    page = editor_page(viewport=LAPTOP)
+    page.goto("/r/thermal-throttling-straggler/edit")
+    asked: list[str] = []
+
+    def dismiss(dialog: Dialog) -> None:
+        asked.append(dialog.type)
+        dialog.dismiss()
+
+    page.on("dialog", dismiss)
+    page.locator("#text").click()
+    page.keyboard.press("End")
+    page.keyboard.type(" unsaved")
+    page.get_by_role("link", name="Gaps").click()
+    expect(page).to_have_url(re.compile(r"/edit$"))  # stayed: the text is not lost
+    assert asked == ["beforeunload"]
+    page.remove_listener("dialog", dismiss)
+
+
+def test_a_preview_is_scrolled_into_view(editor_page: Callable[..., Page]) -> None:
+    page = editor_page(viewport=LAPTOP)
+    page.goto("/r/thermal-throttling-straggler/edit")
+    with page.expect_navigation():
+        page.get_by_role("button", name="Preview", exact=True).click()
+    preview = page.locator("#preview")
+    expect(preview).to_be_in_viewport()
 
 
 def broken_preview(page: Page) -> int:

@@ -300,6 +300,7 @@ PAGES = [
     pytest.param("/?q=ValueError%3A+No+available+memory+for+the+cache+blocks", id="results"),
     pytest.param("/r/length-variance-hol-blocking", id="reference"),
     pytest.param("/references", id="browse"),
+    pytest.param("/references/format", id="format-guide"),
     pytest.param("/calculators", id="calculators"),
     pytest.param("/calculators/static-batch-latency", id="calculator"),
     pytest.param("/r/no-such-reference", id="not-found"),

@@ -24,6 +24,7 @@ from ...domain.matching.results import CandidateMatch
 from ...domain.references.document import PHASES
 from ...errors import InvalidInput, LogTooLarge, NotFound
 from ...services.analysis import Outcome, analyse_paste
+from ...services.guide import format_guide_html
 from ...services.library import Library
 from ...services.readers import (
     feedback_counts,
@@ -186,6 +187,16 @@ def browse(
         facets=facets(catalog),
         total=len(catalog.references),
     )
+
+
+@router.get("/references/format", response_class=HTMLResponse, name="format_guide")
+def format_guide(request: Request, library: LibraryDep) -> HTMLResponse:
+    """How a reference file is written: the references folder's README, the docs team's
+    guide, rendered (the editor links here)."""
+    guide = format_guide_html(library.settings.references_dir)
+    if guide is None:
+        raise NotFound("this references folder has no README.md: the format guide")
+    return page(request, "format.html", guide=guide)
 
 
 @router.get(REFERENCE_PAGE, response_class=HTMLResponse, name="reference_page")

@@ -87,6 +87,19 @@ def test_the_footer_offers_sign_in_until_signed_in(client: TestClient) -> None:
     assert "/login?next=" not in client.get("/references").text
 
 
+def test_the_editor_links_the_format_guide(client: TestClient) -> None:
+    sign_in(client)
+    shipped_readme = (REFERENCES / "README.md").read_text()
+    (library_of(client).settings.references_dir / "README.md").write_text(shipped_readme)
+    editing = client.get("/r/stuck-rank/edit").text
+    assert 'href="/references/format"' in editing
+    guide = client.get("/references/format")
+    assert guide.status_code == 200
+    assert "<h1>Writing a reference</h1>" in guide.text
+    (library_of(client).settings.references_dir / "README.md").unlink()
+    assert client.get("/references/format").status_code == 404
+
+
 def test_token_in_the_url_is_refused(client: TestClient) -> None:
     assert client.get("/login", params={"token": "fr1.1.x"}).status_code == 422
 
