@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -76,11 +75,11 @@ def expected(case: dict[str, Any], ids: set[str]) -> str:
     return expect
 
 
-def lines(index: MatchIndex, misses: bool) -> None:
+def lines(index: MatchIndex, misses: bool, files: str = "*.yaml") -> None:
     known = {reference.id for reference in index.references}
     cases = [
         {**case, "expect": expected(case, known)}
-        for path in sorted((BLIND / "lines").glob("*.yaml"))
+        for path in sorted((BLIND / "lines").glob(files))
         for case in yaml.safe_load(path.read_text(encoding="utf-8"))["cases"]
     ]
     for label, with_context in (("with context as written", True), ("without context", False)):
@@ -199,17 +198,17 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--logs", action="store_true", help="logs only")
     parser.add_argument("--misses", action="store_true", help="list every miss")
     parser.add_argument(
+        "--files", default="*.yaml", help="the line files to read (a glob in lines/, say r2-*)"
+    )
+    parser.add_argument(
         "--references", type=Path, default=ROOT / "references", help="the folder to match against"
     )
     options = parser.parse_args(argv)
     index = build_index(read_folder(options.references).references)
-    runs: list[Callable[[MatchIndex, bool], None]] = []
     if not options.logs:
-        runs.append(lines)
+        lines(index, options.misses, options.files)
     if not options.lines and (BLIND / "logs.yaml").exists():
-        runs.append(logs)
-    for run in runs:
-        run(index, options.misses)
+        logs(index, options.misses)
 
 
 if __name__ == "__main__":

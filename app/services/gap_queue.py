@@ -35,6 +35,8 @@ CLOSE_WAIT_S = 10.0
 # handler polls, so a writer that takes the lock again at once would starve it).
 REST_S = 0.25
 REST_SHARE = 3
+# A batch that waited out the busy timeout does not make the queue wait three times that.
+MAX_REST_S = 5.0
 
 
 class GapQueue:
@@ -113,7 +115,8 @@ class GapQueue:
                 with self._changed:
                     self._done += len(batch)
                     self._changed.notify_all()
-                    rest = max(REST_S, REST_SHARE * (time.monotonic() - started))
+                    took = time.monotonic() - started
+                    rest = min(MAX_REST_S, max(REST_S, REST_SHARE * took))
                     self._changed.wait_for(lambda: self._closed, rest)
 
     def _next_batch(self) -> list[Template]:

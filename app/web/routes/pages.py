@@ -196,7 +196,7 @@ def format_guide(request: Request, library: LibraryDep) -> HTMLResponse:
     guide = format_guide_html(library.settings.references_dir)
     if guide is None:
         raise NotFound("this references folder has no README.md: the format guide")
-    return page(request, "format.html", guide=guide)
+    return page(request, "format.html", guide_html=guide)
 
 
 @router.get(REFERENCE_PAGE, response_class=HTMLResponse, name="reference_page")
