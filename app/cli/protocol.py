@@ -5,7 +5,9 @@
 - a client that reads nothing of its answer for `write_timeout_s`, while the answer
   waits in the write buffer, is cut off, and the buffered answer is dropped with it;
 - one address may hold at most `client_connections` connections in a worker, unless it
-  is a proxy failref trusts (`FORWARDED_ALLOW_IPS`), which carries many clients.
+  is a proxy failref trusts (`FORWARDED_ALLOW_IPS`), which carries many clients;
+- a request's headers may number at most `max_headers` and weigh `max_header_bytes` in
+  all (names and values); past either, 431 and the connection is closed.
 A client that trickles a byte every few seconds, never reads, or opens connections only to
 hold them is cut off instead of holding a connection, a file descriptor and memory for
 ever (an idle kept-alive connection is closed by uvicorn's own `timeout_keep_alive`)."""
@@ -32,6 +34,17 @@ from ..config import (
 
 logger = logging.getLogger(__name__)
 
+# A browser sends about 20 headers and a few KB of them (cookies the largest); nginx's
+# defaults refuse a header line over 8 KB. Room for proxies' additions, far from the
+# 20,000 headers or the 200 KB header the reliability probe sent.
+MAX_HEADERS = 100
+MAX_HEADER_BYTES = 64 * 1024
+STATUS_431 = b"HTTP/1.1 431 Request Header Fields Too Large\r\n"
+
+
+class HeadersTooLarge(Exception):
+    """A request's headers passed a cap; raised inside the parser to stop it."""
+
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
@@ -43,6 +56,8 @@ class ConnectionPolicy:
     body_timeout_s: float = DEFAULT_BODY_TIMEOUT_S
     write_timeout_s: float = DEFAULT_WRITE_TIMEOUT_S
     client_connections: int = DEFAULT_CLIENT_CONNECTIONS
+    max_headers: int = MAX_HEADERS
+    max_header_bytes: int = MAX_HEADER_BYTES
 
     @classmethod
     def of(cls, settings: Settings) -> ConnectionPolicy:
@@ -67,6 +82,8 @@ class TimedHttpToolsProtocol(HttpToolsProtocol):
         self._deadline: asyncio.TimerHandle | None = None
         self._write_deadline: asyncio.TimerHandle | None = None
         self._counted: str | None = None
+        self._header_bytes = 0
+        self._headers_refused: str | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -104,7 +121,38 @@ class TimedHttpToolsProtocol(HttpToolsProtocol):
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
+        self._header_bytes = 0
         self._arm(self.policy.header_timeout_s, "headers")
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        super().on_header(name, value)
+        self._header_bytes += len(name) + len(value)
+        if len(self.headers) > self.policy.max_headers:
+            self._headers_refused = f"more than {self.policy.max_headers} request headers"
+        elif self._header_bytes > self.policy.max_header_bytes:
+            limit = self.policy.max_header_bytes
+            self._headers_refused = f"request headers over {limit} bytes in all"
+        if self._headers_refused is not None:
+            raise HeadersTooLarge(self._headers_refused)  # uvicorn answers a parser error
+
+    def send_400_response(self, msg: str) -> None:
+        """uvicorn's answer to a request the parser gave up on: 431 when the headers were
+        over a cap (the parser stopped on HeadersTooLarge), its 400 otherwise."""
+        if self._headers_refused is None:
+            super().send_400_response(msg)
+            return
+        logger.warning("refused a request: %s", self._headers_refused)
+        body = self._headers_refused.encode("ascii")
+        head = [STATUS_431]
+        for name, value in self.server_state.default_headers:
+            head += [name, b": ", value, b"\r\n"]
+        head += [
+            b"content-type: text/plain; charset=utf-8\r\n",
+            b"content-length: %d\r\n" % len(body),
+            b"connection: close\r\n\r\n",
+        ]
+        self.transport.write(b"".join([*head, body]))
+        self.transport.close()
 
     def pause_writing(self) -> None:
         """The write buffer is full: the client has to read some of it in time."""

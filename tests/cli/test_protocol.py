@@ -221,3 +221,58 @@ def test_the_policy_is_the_settings() -> None:
     assert asyncio.Protocol in protocol.__mro__
     # Each server counts its own connections.
     assert protocol.open_by_address is not timed_protocol(policy).open_by_address  # type: ignore[attr-defined]
+
+
+# Header caps (issue 35, item 12): the probe's 20,000 headers and 200 KB header got 200.
+
+
+def request_with(headers: list[bytes]) -> bytes:
+    return b"GET / HTTP/1.1\r\nHost: x\r\n" + b"".join(h + b"\r\n" for h in headers) + b"\r\n"
+
+
+def first_answer(port: int, request: bytes) -> bytes:
+    with socket.create_connection(("127.0.0.1", port), timeout=HANG_S) as sock:
+        sock.sendall(request)
+        return receive_all_of(sock)
+
+
+def receive_all_of(sock: socket.socket) -> bytes:
+    sock.settimeout(HANG_S)
+    received = b""
+    try:
+        while chunk := sock.recv(65536):
+            received += chunk
+            if b"got " in received:  # an answer of echo_app: the connection stays open
+                break
+    except ConnectionResetError:
+        pass
+    return received
+
+
+def test_too_many_headers_get_431_and_as_many_as_allowed_are_served() -> None:
+    policy = ConnectionPolicy(max_headers=10)
+    with serving(policy) as server:
+        nine = [b"X-N%d: v" % n for n in range(9)]  # and Host: 10 in all
+        assert first_answer(server.port, request_with(nine)).startswith(b"HTTP/1.1 200")
+        eleven = [b"X-N%d: v" % n for n in range(10)]
+        answer = first_answer(server.port, request_with(eleven))
+        assert answer.startswith(b"HTTP/1.1 431")
+        assert answer.endswith(b"more than 10 request headers")
+
+
+def test_headers_over_the_byte_cap_get_431() -> None:
+    policy = ConnectionPolicy(max_header_bytes=1024)
+    with serving(policy) as server:
+        answer = first_answer(server.port, request_with([b"X-Big: " + b"a" * 2000]))
+        assert answer.startswith(b"HTTP/1.1 431")
+        assert answer.endswith(b"request headers over 1024 bytes in all")
+        small = first_answer(server.port, request_with([b"X-Small: " + b"a" * 500]))
+        assert small.startswith(b"HTTP/1.1 200")
+
+
+def test_the_default_caps_leave_a_browser_s_headers_alone() -> None:
+    """20 headers with two 4 KB cookies, as a signed-in browser behind a proxy sends."""
+    headers = [b"X-Header-%d: %s" % (n, b"v" * 40) for n in range(18)]
+    headers += [b"Cookie: a=" + b"c" * 4096, b"Cookie: b=" + b"c" * 4096]
+    with serving(ConnectionPolicy()) as server:
+        assert first_answer(server.port, request_with(headers)).startswith(b"HTTP/1.1 200")
