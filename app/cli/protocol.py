@@ -45,6 +45,7 @@ STATUS_431 = b"HTTP/1.1 431 Request Header Fields Too Large\r\n"
 class HeadersTooLarge(Exception):
     """A request's headers passed a cap; raised inside the parser to stop it."""
 
+
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
