@@ -16,6 +16,7 @@ from sqlmodel import Session, col, delete, select
 
 from ..config import GAPS_PAGE_SIZE, Settings
 from ..domain.matching.reading.normalize import normalize_line
+from ..domain.matching.reading.teardown import is_scaffold, is_wrapper, states_a_failure
 from ..domain.redact import redact
 from .db import forget_deleted, writing
 from .models import GapRow, utc_now
@@ -26,6 +27,11 @@ MAX_STORED_CHARS = 2000  # a template longer than this is cut; the column holds 
 # 10 MB line costs no more than a short one.
 REDACTED_CHARS = 2 * MAX_STORED_CHARS
 NON_BLANK_RE = re.compile(r"\S")
+# Lines of a query looked at for the one worth a gap (a traceback's exception is at its end).
+GAP_LINES_READ = 200
+# A query of fewer words and characters than these, stating no failure, is a look-up.
+LOOK_UP_WORDS = 3
+LOOK_UP_CHARS = 24
 # Control and format characters (ANSI escapes, bidi overrides, zero-width marks) are stored as
 # visible escapes: on the admin page they could otherwise hide or reorder what was pasted.
 INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp"})
@@ -51,11 +57,35 @@ def first_line(text: str) -> str:
     while start > 0 and text[start - 1] in " \t":
         start -= 1
     window = text[start : start + REDACTED_CHARS + 1]
-    line = window.splitlines()[0]
-    if len(line) > REDACTED_CHARS:
-        cut = max(line.rfind(" ", 0, REDACTED_CHARS), line.rfind("\t", 0, REDACTED_CHARS))
-        line = line[: cut if cut > 0 else REDACTED_CHARS]
-    return line
+    return _cut(window.splitlines()[0])
+
+
+def _cut(line: str) -> str:
+    if len(line) <= REDACTED_CHARS:
+        return line
+    cut = max(line.rfind(" ", 0, REDACTED_CHARS), line.rfind("\t", 0, REDACTED_CHARS))
+    return line[: cut if cut > 0 else REDACTED_CHARS]
+
+
+def telling_line(text: str) -> str:
+    """The line of a query worth a gap: the first that states a failure (a traceback's
+    exception, not its header), else the first that is neither a traceback's scaffolding
+    nor a launcher's summary around another error; "" when there is none (torchrun's
+    `Failures:` and `<NO_OTHER_FAILURES>` alone) or when the query is a look-up of a few
+    words (`oom`, `NCCL timeout`): a search, not a line a log printed. The first
+    GAP_LINES_READ lines are read, each at most REDACTED_CHARS."""
+    fallback = ""
+    for raw in text[: GAP_LINES_READ * (REDACTED_CHARS + 1)].splitlines()[:GAP_LINES_READ]:
+        line = _cut(raw)
+        if not line.strip() or is_scaffold(line) or is_wrapper(line):
+            continue
+        if states_a_failure(line):
+            return line
+        fallback = fallback or line
+    words = fallback.split()
+    if len(words) < LOOK_UP_WORDS and len(fallback.strip()) < LOOK_UP_CHARS:
+        return ""
+    return fallback
 
 
 # A gap as stored: its template (the grouping key) and its latest example.
@@ -63,11 +93,12 @@ Template = tuple[str, str]
 
 
 def gap_template(text: str) -> Template | None:
-    """(template, example) for a query: its first non-blank line, redacted, then masked."""
-    first = first_line(text)
-    if not first:
+    """(template, example) for a query: its telling line, redacted, then masked; None when
+    it has none worth a gap."""
+    line = telling_line(text)
+    if not line:
         return None
-    redacted = redact(first)
+    redacted = redact(line)
     example = visible(redacted)[:MAX_STORED_CHARS]
     template = visible(normalize_line(redacted))[:MAX_STORED_CHARS]
     return (template, example) if template.strip() else None

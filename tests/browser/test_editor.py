@@ -391,6 +391,41 @@ def test_a_gap_starts_a_reference_holding_only_its_line(editor_page: Callable[..
     assert_no_axe_violations(page)
 
 
+# The lines a cell's text takes: one rectangle per line of each text node.
+TEXT_LINES = """e => {
+  const walker = document.createTreeWalker(e, NodeFilter.SHOW_TEXT);
+  let lines = 0;
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (!node.textContent.trim()) continue;
+    const range = document.createRange();
+    range.selectNodeContents(node);
+    lines += range.getClientRects().length;
+  }
+  return lines;
+}"""
+
+
+def test_the_gaps_list_keeps_count_date_and_action_whole(
+    editor_page: Callable[..., Page], screenshots: Path
+) -> None:
+    """Issue 34, item 7: the columns were squeezed to "C ou nt" and "Start a refer ence"."""
+    for viewport, name in ((DESKTOP, "desktop"), (PHONE, "phone")):
+        page = editor_page(viewport=viewport)
+        page.goto("/")
+        page.fill("textarea[name=log]", UNCOVERED_XID)
+        with page.expect_navigation():
+            page.get_by_role("button", name="Find references").click()
+        page.goto("/admin/gaps")
+        row = page.locator("table.gaps tbody tr").first
+        headers = page.locator("table.gaps thead th").all()[1:3]
+        for cell in (*headers, *row.locator("td").all()[1:]):
+            lines = cell.evaluate(TEXT_LINES)
+            assert lines == 1, f"{name}: {cell.inner_text()!r} takes {lines} lines"
+        page.screenshot(path=screenshots / f"{name}-gaps.png")
+        if viewport == PHONE:
+            assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+
+
 def test_screenshots_of_the_editor_and_a_conflict(
     editor_page: Callable[..., Page], screenshots: Path
 ) -> None:

@@ -113,6 +113,8 @@ def test_template_syntax_in_a_paste_is_text(client: TestClient) -> None:
     ):
         assert TEMPLATE_SYNTAX in response.text
         assert "zz49zz" not in response.text
+    # A look-up of one word is not kept as a gap; a line that states a failure is.
+    client.post("/", data={"log": f"RuntimeError: the widget {TEMPLATE_SYNTAX} broke"})
     sign_in(client)
     response = client.get("/admin/gaps")
     assert "zz{{" in response.text

@@ -76,3 +76,40 @@ def test_when_a_gap_was_seen_is_kept_to_the_day(session: Session) -> None:
     assert row.count == 2
     for moment in (row.first_seen, row.last_seen):
         assert (moment.hour, moment.minute, moment.second, moment.microsecond) == (0, 0, 0, 0)
+
+
+# What of a query is worth a gap (issue 34, item 7).
+TRACEBACK = """Traceback (most recent call last):
+  File "train.py", line 12, in <module>
+    tokenizer = AutoTokenizer.from_pretrained(path)
+OSError: Can't load tokenizer for 'widget-7b'. Make sure the path is right."""
+
+
+def test_a_traceback_is_kept_as_its_exception_not_its_header() -> None:
+    found = gap_template(TRACEBACK)
+    assert found is not None
+    assert found[1].startswith("OSError: Can't load tokenizer for 'widget-7b'")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param("oom", id="one-word"),
+        pytest.param("NCCL timeout", id="two-words"),
+        pytest.param("Xid 999", id="a-code"),
+        pytest.param("Failures:\n  <NO_OTHER_FAILURES>", id="torchrun-summary"),
+        pytest.param("train.py FAILED", id="torchrun-failed"),
+        pytest.param(
+            'Traceback (most recent call last):\n  File "x.py", line 1, in f', id="frames"
+        ),
+    ],
+)
+def test_look_ups_and_wrappers_alone_are_not_gaps(text: str) -> None:
+    assert gap_template(text) is None
+
+
+@pytest.mark.parametrize("text", ["Killed", "Segmentation fault", "widget frobnicator refused"])
+def test_a_short_line_that_states_a_failure_or_says_enough_is_a_gap(text: str) -> None:
+    found = gap_template(text)
+    assert found is not None
+    assert found[1] == text
