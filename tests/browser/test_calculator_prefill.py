@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from browser.axe import assert_no_axe_violations
 from playwright.sync_api import Page, expect
+from prefill_pastes import KV_DOES_NOT_FIT, OOM, WATCHDOG
 
 from failref.config import PROJECT_ROOT
 from failref.domain.calculators import get_calculator
@@ -18,10 +19,6 @@ from failref.web.views.calculator_panel import format_output, preset_inputs, sho
 
 pytestmark = pytest.mark.browser
 
-OOM = (
-    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a "
-    "total capacity of 79.15 GiB of which 1.00 GiB is free."
-)
 VLLM_START = "\n".join(
     [
         "INFO 01-29 05:21:42 [gpu_worker.py:356] Available KV cache memory: 64.73 GiB",
@@ -30,19 +27,6 @@ VLLM_START = "\n".join(
         "ValueError: No available memory for the cache blocks. Try increasing "
         "`gpu_memory_utilization` when initializing the engine.",
     ]
-)
-# tests/data/labelled: vLLM's error when one request of the model's length does not fit.
-KV_DOES_NOT_FIT = (
-    "ValueError: To serve at least one request with the models's max seq len (131072), "
-    "(16.00 GiB KV cache is needed, which is larger than the available KV cache memory "
-    "(0.71 GiB). Based on the available memory, the estimated maximum model length is 5632. "
-    "Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when "
-    "initializing the engine."
-)
-WATCHDOG = (
-    "[rank2]:[E112 15:47:18.728729935 ProcessGroupNCCL.cpp:629] [Rank 2] Watchdog caught "
-    "collective operation timeout: WorkNCCL(SeqNum=1085, OpType=ALLREDUCE, NumelIn=4096, "
-    "NumelOut=4096, Timeout(ms)=600000) ran for 600045 milliseconds before timing out."
 )
 
 
