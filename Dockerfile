@@ -23,6 +23,12 @@ RUN pip install --no-deps . \
     && useradd --system --uid 10001 --home-dir /app failref \
     && mkdir -p /data && chown failref /data
 
+# The build's name (docker build --build-arg FAILREF_RELEASE=$(git rev-parse HEAD) .), set
+# last so the layers above stay cached: with replicas sharing one database, a replica of an
+# older image never imports its files over a newer one's (README, "Rolling a deploy").
+ARG FAILREF_RELEASE=""
+ENV FAILREF_RELEASE=${FAILREF_RELEASE}
+
 USER failref
 VOLUME ["/data"]
 EXPOSE 8000

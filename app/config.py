@@ -101,6 +101,14 @@ class Settings(BaseSettings):
             "the database, shared by replicas); auto: folder on SQLite, database otherwise."
         ),
     )
+    release: str = Field(
+        default="",
+        max_length=200,
+        description=(
+            "Name of this build (its git commit): in database mode, builds holding the same "
+            "references and code under other names are other releases, not an older one."
+        ),
+    )
     static_dir: Path = Field(
         default_factory=lambda: shipped("static"),
         description="Folder of CSS, JavaScript and icons served under /static.",

@@ -66,9 +66,9 @@ def settings_of(ctx: click.Context) -> Settings:
 
 
 @contextmanager
-def opened_library(ctx: click.Context) -> Iterator[Library]:
+def opened_library(ctx: click.Context, *, roll_back: bool = False) -> Iterator[Library]:
     """The library (migrated and loaded) for one command, closed when it ends."""
-    library = open_library(settings_of(ctx))
+    library = open_library(settings_of(ctx), roll_back=roll_back)
     try:
         yield library
     finally:
@@ -133,13 +133,26 @@ def check(ctx: click.Context, folder: Path | None) -> None:
 
 
 @cli.command()
+@click.option(
+    "--roll-back",
+    is_flag=True,
+    help="Take this folder's files even when it is an older release (database mode).",
+)
 @click.pass_context
-def load(ctx: click.Context) -> None:
+def load(ctx: click.Context, roll_back: bool) -> None:
     """Migrate the database and load the references folder into it (only what changed);
-    exit 1 on a broken file or on a reference changed in both the folder and the database."""
-    with opened_library(ctx) as library:
+    exit 1 on a broken file, on a reference changed in both the folder and the database, or
+    on a folder that is an older release than the newest one loaded (nothing is loaded)."""
+    with opened_library(ctx, roll_back=roll_back) as library:
         catalog = library.catalog
         found = folder_sync.conflicts(library)
+        older = library.last_report is not None and library.last_report.release == "older"
+    if older:
+        click.echo(
+            "the references folder is an older release than the newest one loaded: nothing "
+            "was loaded and the database's texts serve (--roll-back takes this folder's files)",
+            err=True,
+        )
     for problem in catalog.problems:
         click.echo(f"{problem.severity}: {problem}", err=True)
     for conflict in found:
@@ -150,7 +163,7 @@ def load(ctx: click.Context) -> None:
             err=True,
         )
     click.echo(f"{len(catalog.references)} references in the index.")
-    if found or any(problem.severity == "error" for problem in catalog.problems):
+    if older or found or any(problem.severity == "error" for problem in catalog.problems):
         sys.exit(1)
 
 

@@ -20,6 +20,7 @@ from ..store.db import Engine, database_answers, make_engine, reading, upgrade_d
 from ..store.files import remove_leftover_temporaries
 from ..store.gaps import prune_gaps
 from ..store.index import ParsedRows, SyncReport, index_version, read_index, sync_folder
+from ..store.releases import ReleaseCheck
 from .documents import Documents
 from .gap_queue import GapQueue
 from .side_storage import SideStorage
@@ -46,6 +47,7 @@ class Library:
         self._catalog: Catalog | None = None
         self._version = -1
         self._signature: tuple[tuple[str, int, int], ...] = ()
+        self.last_report: SyncReport | None = None  # what the last load did with the folder
         # Unchanged files keep their parse, unchanged rows their parsed reference, its index
         # pieces and its API body from one load to the next: a save or a `git pull` of one
         # reference at 10,000 works out one of each.
@@ -68,15 +70,18 @@ class Library:
     def ready(self) -> bool:
         return self._catalog is not None
 
-    def reload(self) -> SyncReport:
-        """Sync the references folder into the database, then swap in a new catalog."""
+    def reload(self, *, roll_back: bool = False) -> SyncReport:
+        """Sync the references folder into the database, then swap in a new catalog. In
+        database mode a folder that is an older release than the newest one loaded syncs
+        nothing, unless `roll_back` (see `store/releases.py`)."""
         with self._reload_lock, writing(self.engine) as session:
             # Taken before reading, kept only once the sync succeeded: a failed sync leaves
             # the old signature, so the watcher's next poll tries again.
             signature = folder_signature(self.settings.references_dir)
             known = self._catalog.references if self._catalog else {}
             folder = self.settings.references_dir
-            report = sync_folder(session, folder, self.parsed_files, known)
+            release = self._release_check(roll_back)
+            report = sync_folder(session, folder, self.parsed_files, known, release)
             self._catalog = build_catalog(
                 *read_index(session, self.parsed_rows),
                 tuple(report.problems),
@@ -85,6 +90,7 @@ class Library:
             )
             self._version = index_version(session)
             self._signature = signature
+            self.last_report = report
         self._settle()
         logger.info(
             "references loaded: %d added, %d updated, %d removed, %d unchanged, %d problems",
@@ -95,6 +101,14 @@ class Library:
             len(report.problems),
         )
         return report
+
+    def _release_check(self, roll_back: bool) -> ReleaseCheck | None:
+        """How a load tells an older image's folder from a newer one: only in database mode,
+        where replicas built from different images share the texts; in folder mode the
+        folder is the store of record, whatever it holds."""
+        if self.settings.store_of_record == "folder":
+            return None
+        return ReleaseCheck(self.settings.release, roll_back)
 
     def refresh(self) -> None:
         """Swap in a catalog rebuilt from the database, after a save stored its row."""
@@ -176,15 +190,16 @@ def settle_heap(whole: bool = True) -> None:
     gc.freeze()
 
 
-def open_library(settings: Settings) -> Library:
-    """Connect, migrate and load: everything the app and CLI need before serving."""
+def open_library(settings: Settings, *, roll_back: bool = False) -> Library:
+    """Connect, migrate and load: everything the app and CLI need before serving; with
+    `roll_back`, the folder's files are taken even from an older release."""
     engine = make_engine(settings)
     upgrade_database(engine, settings)
     library = Library(settings, engine)
     if settings.references_dir.is_dir():
         with writing(engine):  # saves write their temporary files under this lock
             remove_leftover_temporaries(settings.references_dir)
-    library.reload()
+    library.reload(roll_back=roll_back)
     library.prune_gaps()
     return library
 

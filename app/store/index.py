@@ -20,6 +20,7 @@ from ..domain.references.reading import reading_of
 from .changes import announce_change
 from .models import AliasRow, ConflictRow, IndexStateRow, ReferenceRow, utc_now
 from .readings import StoredReferences, seed
+from .releases import ReleaseCheck, Verdict, claim_release, release_stamp
 from .revisions import record_revision
 
 logger = logging.getLogger(__name__)
@@ -40,6 +41,7 @@ class SyncReport:
     unchanged: int
     problems: list[Problem]
     conflicts: list[str] = field(default_factory=list)
+    release: Verdict | None = None  # None: not checked (folder mode, see `releases.py`)
 
     @property
     def errors(self) -> list[Problem]:
@@ -83,12 +85,15 @@ def sync_folder(
     folder: Path,
     memo: ParsedFiles | None = None,
     known: Mapping[str, Reference] | None = None,
+    release: ReleaseCheck | None = None,
 ) -> SyncReport:
     """Load what changed in `folder` into the index, in one transaction; broken files are
     reported and the last good version of such a file keeps serving, as does the database's
     text of a reference the database changed since its last import (see `fate_of`). With
     `memo` and the references served now (`known`), an unchanged file is not parsed again
-    and its row is taken as it is (see `read_folder`)."""
+    and its row is taken as it is (see `read_folder`). With `release` (database mode), a
+    folder that is an older release than the newest one loaded changes nothing at all
+    (see `releases.py`)."""
     memo = memo if memo is not None else ParsedFiles()
     # A row's document is read only where a file was parsed again (`_sync_file`) or its
     # reference is taken from the row (`StoredReferences`): at 10,000 references the
@@ -101,6 +106,11 @@ def sync_folder(
     contents = read_folder(folder, memo, known or StoredReferences(session, rows))
     if not folder.is_dir():
         return SyncReport([], [], [], 0, contents.problems)
+    verdict = None
+    if release is not None:
+        verdict = claim_release(session, release_stamp(contents, release.label), release)
+        if verdict == "older":
+            return SyncReport([], [], [], 0, [], release=verdict)
     outcome = _Outcome(kept=_ids_of_broken_files(contents.problems, folder))
     for reference in contents.references:
         data = contents.sources[reference.id]
@@ -121,7 +131,7 @@ def sync_folder(
     for reference_id in conflicts:
         logger.warning("%s changed in the folder and in the database", reference_id)
     return SyncReport(
-        outcome.added, outcome.updated, removed, outcome.unchanged, problems, conflicts
+        outcome.added, outcome.updated, removed, outcome.unchanged, problems, conflicts, verdict
     )
 
 

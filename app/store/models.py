@@ -1,5 +1,6 @@
-"""Database tables: the index of references, their aliases, their revisions and the
-references the folder and the database both changed (conflicts)."""
+"""Database tables: the index of references, their aliases, their revisions, the
+references the folder and the database both changed (conflicts) and the releases of the
+folder that loads came from."""
 
 from __future__ import annotations
 
@@ -160,3 +161,21 @@ class ConflictRow(SQLModel, table=True):
     folder_text: str | None = Field(default=None, description="None: the file was deleted.")
     database_hash: str = Field(max_length=64)
     found_at: dt.datetime = Field(default_factory=utc_now)
+
+
+class ReleaseRow(SQLModel, table=True):
+    """A release of the references folder some load came from in database mode (see
+    `store/releases.py`); a load imports only the newest one's files."""
+
+    __tablename__ = "folder_release"
+
+    stamp: str = Field(
+        primary_key=True,
+        max_length=64,
+        description="SHA-256 of the build's name, the parser and the folder's files.",
+    )
+    label: str = Field(default="", max_length=200, description="FAILREF_RELEASE of the build.")
+    generation: int = Field(
+        index=True, description="Raised each time a release becomes the newest: the highest is."
+    )
+    newest_since: dt.datetime = Field(default_factory=utc_now)

@@ -241,6 +241,30 @@ def test_export_then_load_resolves_the_conflict_and_changes_nothing(
     assert "conflict" not in loaded.output
 
 
+def test_load_of_an_older_release_exits_1_until_rolled_back_on_purpose(
+    runner: CliRunner, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAILREF_STORE", "database")
+    assert runner.invoke(cli, ["load"]).exit_code == 0
+    older = edit_file(settings.references_dir, "stuck-rank", "A dead host.", "A host died.")
+    assert runner.invoke(cli, ["load"]).exit_code == 0  # the newer release
+    (settings.references_dir / "stuck-rank.md").write_bytes(
+        older.replace(b"A host died.", b"A dead host.")
+    )
+    result = runner.invoke(cli, ["load"])
+    assert result.exit_code == 1
+    assert (
+        "the references folder is an older release than the newest one loaded: nothing was "
+        "loaded and the database's texts serve (--roll-back takes this folder's files)"
+    ) in result.output
+    shown = runner.invoke(cli, ["show", "stuck-rank", "--json"])
+    assert json.loads(shown.output)["causes"][2]["title"] == "A host died"
+    rolled = runner.invoke(cli, ["load", "--roll-back"])
+    assert rolled.exit_code == 0, rolled.output
+    shown = runner.invoke(cli, ["show", "stuck-rank", "--json"])
+    assert json.loads(shown.output)["causes"][2]["title"] == "A dead host"
+
+
 def test_calculators_lists_inputs_with_defaults_and_optional_ones_as_worked_out(
     runner: CliRunner,
 ) -> None:
@@ -277,7 +301,7 @@ def test_a_storage_fault_is_one_line_without_a_traceback(
     """Issue 35, item 12: `failref serve` and `failref editor add` on a full disk ended in
     a raw SQLAlchemy traceback."""
 
-    def failing(*_args: object) -> None:
+    def failing(*_args: object, **_options: object) -> None:
         raise fault
 
     monkeypatch.setattr(commands, "open_library", failing)

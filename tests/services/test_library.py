@@ -97,3 +97,26 @@ def test_a_save_reaching_a_replica_works_out_only_the_saved_reference(settings: 
     assert after.documents["stuck-rank"] != bodies["stuck-rank"]
     first.close()
     second.close()
+
+
+def test_a_replica_restarted_from_an_older_image_serves_the_newer_text(
+    settings: Settings, tmp_path: Path
+) -> None:
+    """Two images against one database: the newer one's edited file serves, on its replica
+    and on a replica of the older image started after it."""
+    older_folder = tmp_path / "older"
+    shutil.copytree(settings.references_dir, older_folder)
+    newer_settings = in_database_mode(settings)
+    older_settings = newer_settings.model_copy(update={"references_dir": older_folder})
+    open_library(older_settings).close()
+    path = settings.references_dir / "stuck-rank.md"
+    path.write_text(path.read_text().replace("A dead host.", "A host that died."))
+    newer = open_library(newer_settings)
+    older = open_library(older_settings)
+    assert older.last_report is not None
+    assert older.last_report.release == "older"
+    assert older.catalog.references["stuck-rank"].causes[2].title == "A host that died"
+    assert editable_file(older, "stuck-rank") == editable_file(newer, "stuck-rank")
+    assert newer.poll() is None
+    older.close()
+    newer.close()

@@ -3,18 +3,29 @@ down, and a reference changed in both the folder and the database is a conflict.
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine
-from sqlmodel import Session, func, select
+from sqlmodel import Session, col, func, select
 from store_helpers import edit_file, edit_in_database, save_in_database
 
 from failref.domain.catalog import Catalog
 from failref.domain.references.document import content_hash
 from failref.services.library import build_catalog
-from failref.store.index import ParsedRows, fate_of, index_version, read_index, sync_folder
+from failref.store.index import (
+    ParsedRows,
+    SyncReport,
+    fate_of,
+    index_version,
+    list_conflicts,
+    read_index,
+    sync_folder,
+)
 from failref.store.models import AliasRow, ConflictRow, ReferenceRow, RevisionRow
+from failref.store.releases import ReleaseCheck
+from failref.store.texts import export_texts
 
 
 def load_catalog(session: Session) -> Catalog:
@@ -339,3 +350,128 @@ def test_a_read_after_a_save_parses_only_the_saved_row(
     assert [r.id for r in after] == ["slow-collective", "stuck-rank"]
     assert after[0] is first[[r.id for r in first].index("slow-collective")]
     assert after[1].title.startswith("Zz ")
+
+
+def image_folders(references_dir: Path, *names: str) -> list[Path]:
+    """Copies of the fixture folder, one per image built from it (each then edited)."""
+    folders = [references_dir.parent / name for name in names]
+    for folder in folders:
+        shutil.copytree(references_dir, folder)
+    return folders
+
+
+def revisions_of(session: Session, reference_id: str) -> list[str]:
+    """The texts of every revision of `reference_id`, oldest first."""
+    query = select(RevisionRow.content).where(RevisionRow.reference_id == reference_id)
+    return list(session.exec(query.order_by(col(RevisionRow.id))))
+
+
+def load_image(engine: Engine, folder: Path, release: ReleaseCheck | None = None) -> SyncReport:
+    """A replica's start-up load in database mode, in one transaction."""
+    with Session(engine) as session:
+        return sync_folder(session, folder, release=release or ReleaseCheck())
+
+
+def test_an_older_image_restarting_leaves_the_newer_revision_current(
+    engine: Engine, references_dir: Path
+) -> None:
+    """A rolling deploy: the newer image imports its edited file; a replica of the older
+    image restarting after it imports nothing, and the newer image restarting neither."""
+    older, newer = image_folders(references_dir, "older", "newer")
+    in_git = edit_file(newer, "stuck-rank", "A dead host.", "A host that died.")
+    first = load_image(engine, older)
+    assert (first.release, sorted(first.added)) == ("new", ["slow-collective", "stuck-rank"])
+    rolled = load_image(engine, newer)
+    assert (rolled.release, rolled.updated) == ("new", ["stuck-rank"])
+    with Session(engine) as session:
+        version, history = index_version(session), revisions_of(session, "stuck-rank")
+    assert history[-1] == in_git.decode()
+    for folder, verdict in ((older, "older"), (newer, "newest"), (older, "older")):
+        report = load_image(engine, folder)
+        assert report.release == verdict
+        assert (report.added, report.updated, report.removed, report.conflicts) == ([],) * 4
+        with Session(engine) as session:
+            assert revisions_of(session, "stuck-rank") == history
+            assert index_version(session) == version
+            assert load_catalog(session).references["stuck-rank"].causes[2].title == (
+                "A host that died"
+            )
+
+
+def test_an_older_image_never_overwrites_a_web_save_released_since(
+    engine: Engine, references_dir: Path
+) -> None:
+    """An editor's save, exported to git and built into the newer image, stays current when
+    a replica of the older image restarts."""
+    older, newer = image_folders(references_dir, "older", "newer")
+    load_image(engine, older)
+    web = edit_in_database(engine, older, "stuck-rank", "A dead host.", "A host died.")
+    with Session(engine) as session:
+        export_texts(session, newer)
+    assert load_image(engine, newer).release == "new"
+    report = load_image(engine, older)
+    with Session(engine) as session:
+        assert revisions_of(session, "stuck-rank")[-1] == web.decode()
+        catalog = load_catalog(session)
+    assert (report.release, report.updated) == ("older", [])
+    assert catalog.references["stuck-rank"].causes[2].title == "A host died"
+
+
+def test_an_older_image_leaves_the_conflicts_of_the_newest_alone(
+    engine: Engine, references_dir: Path
+) -> None:
+    """A file edited in git and an editor's save, both newer than the older image: the
+    newer image records the conflict, the older one restarting keeps it and the save."""
+    older, newer = image_folders(references_dir, "older", "newer")
+    load_image(engine, older)
+    web = edit_in_database(engine, older, "stuck-rank", "A dead host.", "A host died.")
+    edit_file(newer, "stuck-rank", "A dead host.", "A host that hung.")
+    assert load_image(engine, newer).conflicts == ["stuck-rank"]
+    load_image(engine, older)
+    with Session(engine) as session:
+        assert [row.reference_id for row in list_conflicts(session)] == ["stuck-rank"]
+        assert revisions_of(session, "stuck-rank")[-1] == web.decode()
+
+
+def test_rolling_back_on_purpose_takes_the_older_files_as_a_revision(
+    engine: Engine, references_dir: Path
+) -> None:
+    older, newer = image_folders(references_dir, "older", "newer")
+    load_image(engine, older)
+    edit_file(newer, "stuck-rank", "A dead host.", "A host that died.")
+    load_image(engine, newer)
+    report = load_image(engine, older, ReleaseCheck(roll_back=True))
+    assert (report.release, report.updated) == ("rolled back", ["stuck-rank"])
+    assert load_image(engine, newer).release == "older"
+    with Session(engine) as session:
+        history = revisions_of(session, "stuck-rank")
+        assert load_catalog(session).references["stuck-rank"].causes[2].title == "A dead host"
+    assert history[-1] == history[0] == (older / "stuck-rank.md").read_text()
+    assert len(history) == 3
+
+
+@pytest.mark.parametrize(
+    ("revert_label", "reverted"),
+    [
+        pytest.param("r3", True, id="another-build-name-is-a-new-release"),
+        pytest.param("r1", False, id="the-same-build-name-is-the-older-release"),
+    ],
+)
+def test_a_revert_in_git_is_a_new_release_when_its_build_is_named_anew(
+    engine: Engine, references_dir: Path, revert_label: str, reverted: bool
+) -> None:
+    """A revert makes the folder what an older image held, byte for byte: only the build's
+    name (FAILREF_RELEASE) tells the two apart. Either way the reverted release's replica
+    restarting does not bring its text back."""
+    first, second, revert = image_folders(references_dir, "r1", "r2", "r3")
+    load_image(engine, first, ReleaseCheck("r1"))
+    edit_file(second, "stuck-rank", "A dead host.", "A host that died.")
+    load_image(engine, second, ReleaseCheck("r2"))
+    report = load_image(engine, revert, ReleaseCheck(revert_label))
+    assert (report.updated == ["stuck-rank"]) is reverted
+    assert load_image(engine, second, ReleaseCheck("r2")).release == (
+        "older" if reverted else "newest"
+    )
+    with Session(engine) as session:
+        title = load_catalog(session).references["stuck-rank"].causes[2].title
+    assert title == ("A dead host" if reverted else "A host that died")
