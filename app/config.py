@@ -138,6 +138,21 @@ class Settings(BaseSettings):
         default=True,
         description="Keep queries that found no confident match (redacted) for /admin/gaps.",
     )
+    keep_results: bool = Field(
+        default=True,
+        description="Keep each pasted log or traceback (redacted, compressed) so that its "
+        "result has a link, /results/<token>, for result_retention_days.",
+    )
+    result_retention_days: int = Field(
+        default=30,
+        ge=1,
+        description="Days a kept paste, and so its result's link, lasts.",
+    )
+    kept_results_mb: int = Field(
+        default=1024,
+        ge=1,
+        description="Megabytes the kept pastes may take, compressed; past it the oldest go.",
+    )
     reload_interval_s: float = Field(
         default=2.0,
         ge=0,

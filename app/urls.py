@@ -21,6 +21,7 @@ REFERENCE_EDIT = REFERENCE_PAGE + "/edit"
 REFERENCE_HISTORY = REFERENCE_PAGE + "/history"
 REFERENCE_RESTORE = REFERENCE_PAGE + "/restore/{revision_id}"
 ADMIN_CONFLICTS = "/admin/conflicts"
+KEPT_RESULT = "/results/{token}"
 # Under API_V1.
 API_REFERENCES = "/references"
 API_REFERENCE = API_REFERENCES + "/{reference_id}"

@@ -26,6 +26,13 @@ def _sub(pattern: str, replacement: str, flags: int = 0) -> Callable[[str], str]
     return lambda text: compiled.sub(replacement, text)
 
 
+def _lines_kept(pattern: str) -> Callable[[str], str]:
+    """Replace each match with SECRET and as many line ends as it spanned: a redacted log
+    keeps its line numbers."""
+    compiled = re.compile(pattern)
+    return lambda text: compiled.sub(lambda found: SECRET + "\n" * found[0].count("\n"), text)
+
+
 def _keep_name(
     pattern: str, replacement: str = SECRET, flags: int = re.IGNORECASE
 ) -> Callable[[str], str]:
@@ -94,11 +101,16 @@ def _entropy(value: str) -> float:
     return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
 
 
+# A block to its END line (a key is a few kilobytes: the search for the END is bounded,
+# so a header in a long log never takes the log with it), or, with no END, the rest of its
+# line and the base64 lines under it.
+PEM_MAX_CHARS = 16_384
 _PEM = (
     r"-----BEGIN [A-Z0-9 ]*(?:PRIVATE KEY|CERTIFICATE)[A-Z ]*-----"
-    r"[\s\S]*?(?:-----END [A-Z0-9 ]*-----|$)"
+    rf"(?:[\s\S]{{0,{PEM_MAX_CHARS}}}?-----END [A-Z0-9 ]*-----"
+    r"|[^\n]*+(?:\n[A-Za-z0-9+/=]{16,}+[ \t]*+)*+)"
 )
-_AUTH_HEADER = r"(?P<name>\b(?:proxy-)?authorization\s*[:=]\s*)[^\s\"',]+(?:\s+[^\s\"',]+)?"
+_AUTH_HEADER = r"(?P<name>\b(?:proxy-)?authorization\s*[:=]\s*)[^\s\"',]+(?:[ \t]+[^\s\"',]+)?"
 _JWT = r"\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}"
 # A scheme is at most a few dozen characters (`postgresql+psycopg2`): bounded, so a long
 # dotted run costs a bounded scan from each of its words.
@@ -195,7 +207,7 @@ _NAMED_HOST = (
 # Each rule is small and named for what it removes; order matters (see module docstring).
 RULES: tuple[tuple[str, Callable[[str], str]], ...] = (
     ("invisible characters inside a key", _sub(_INVISIBLE, "")),
-    ("pem block", _sub(_PEM, SECRET)),
+    ("pem block", _lines_kept(_PEM)),
     ("cookie header", _keep_name(_COOKIE)),
     ("authorization header", _keep_name(_AUTH_HEADER)),
     ("bearer token", _keep_name(r"(?P<name>\bbearer\s+)[A-Za-z0-9._~+/=-]{8,}")),
@@ -234,3 +246,41 @@ def redact(text: str) -> str:
     for _, rule in RULES:
         text = rule(text)
     return text
+
+
+# A piece of a long text redacted at once: each `re` pass over it holds the interpreter's
+# lock, so a thread redacting a 15 MB log in pieces lets requests run between them.
+PIECE_CHARS = 64 * 1024
+_PEM_BEGIN = "-----BEGIN "
+_PEM_END = "-----END "
+
+
+def redact_in_pieces(text: str, piece_chars: int = PIECE_CHARS) -> str:
+    """`redact(text)` a piece of about `piece_chars` at a time, for long texts. A piece
+    ends at a line end and never inside a PEM block, so each piece is redacted as the
+    lines it holds would be on their own (a flag at the end of a piece's last line does
+    not take the next piece's first word as its value)."""
+    pieces: list[str] = []
+    start = 0
+    while start < len(text):
+        end = _piece_end(text, start, piece_chars)
+        pieces.append(redact(text[start:end]))
+        start = end
+    return "".join(pieces)
+
+
+def _piece_end(text: str, start: int, piece_chars: int) -> int:
+    """Where the piece from `start` ends: the line end after `start + piece_chars`, or
+    further, past a PEM block begun in the piece (its END line, or as far as the PEM rule
+    looks for one); the text's end when there is no line end."""
+    end = text.find("\n", start + piece_chars)
+    if end < 0:
+        return len(text)
+    opened = text.rfind(_PEM_BEGIN, start, end)
+    if opened >= 0 and text.find(_PEM_END, opened, end) < 0:
+        window = opened + PEM_MAX_CHARS + len(_PEM_BEGIN) + 64  # the header, then the body
+        closed = text.find(_PEM_END, end, window)
+        end = text.find("\n", closed if closed >= 0 else window)
+        if end < 0:
+            return len(text)
+    return end + 1

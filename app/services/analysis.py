@@ -7,9 +7,6 @@ the page and the JSON API remember what a person asked; tools and the CLI do not
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Literal
-
 from ..config import DEFAULT_MATCH_LIMIT, MAX_MATCH_LIMIT
 from ..domain.catalog import Catalog
 from ..domain.matching.logs.logread import LogRead
@@ -17,9 +14,10 @@ from ..domain.matching.logs.scan import scan_log, scan_read
 from ..domain.matching.messages.highlight import Highlight, highlight
 from ..domain.matching.messages.match import match_text
 from ..domain.matching.reading.context import RunContext
-from ..domain.matching.results import HealthyLine, Lead, LookUp, Match, MatchResult, ScanResult
+from ..domain.matching.results import Match, MatchResult, ScanResult
 from ..errors import InvalidInput
 from .library import Library
+from .outcome import MatchCard, Outcome
 
 # A traceback or an NCCL error block is rarely longer than this; longer pastes are logs.
 LOG_LINE_THRESHOLD = 30
@@ -29,36 +27,6 @@ LOG_TAIL_LINES = 400
 # A scan offers the docs team at most this many of its unrecognised lines: the first few
 # say what is missing; a log of a thousand unknown errors should not flood the queue.
 MAX_GAPS_PER_SCAN = 5
-
-
-@dataclass(frozen=True, slots=True)
-class MatchCard:
-    """One ranked reference for a pasted message, with where it matched the text."""
-
-    match: Match
-    highlight: Highlight | None
-
-
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    """What a paste gave: ranked cards for a message, or a scan of a whole log (with the
-    closest references to its last lines when it holds errors nothing matched)."""
-
-    kind: Literal["match", "scan"]
-    cards: tuple[MatchCard, ...]
-    scan: ScanResult | None
-    inferred: dict[str, str]
-    healthy: tuple[HealthyLine, ...] = ()
-    lead: Lead | None = None  # the best page when nothing is confident
-    lookups: tuple[LookUp, ...] = ()  # the pages a term typed alone leads to
-    read: dict[str, str] = field(default_factory=dict)  # what was read of the user's context
-    ignored: tuple[str, ...] = ()  # what of it could not be read
-
-    @property
-    def confident(self) -> bool:
-        if self.scan is not None:
-            return any(hit.confident for hit in self.scan.hits)
-        return any(card.match.confident for card in self.cards)
 
 
 def match_message(

@@ -23,6 +23,7 @@ from ..store.index import ParsedRows, SyncReport, index_version, read_index, syn
 from ..store.releases import ReleaseCheck
 from .documents import Documents
 from .gap_queue import GapQueue
+from .kept_results import KeptResults
 from .side_storage import SideStorage
 from .warming import Warmer
 
@@ -46,6 +47,7 @@ class Library:
         self._reload_lock = threading.Lock()
         self._catalog: Catalog | None = None
         self._version = -1
+        self.generation = 0  # counts catalogs swapped in: a result names the one it used
         self._signature: tuple[tuple[str, int, int], ...] = ()
         self.last_report: SyncReport | None = None  # what the last load did with the folder
         # Unchanged files keep their parse, unchanged rows their parsed reference, its index
@@ -59,6 +61,7 @@ class Library:
         # gaps are written by a thread of their own, off the request path (gap_queue).
         self.side_storage = SideStorage()
         self.gaps = GapQueue(engine, settings, self.side_storage)
+        self.kept = KeptResults(engine, settings, self.side_storage)
 
     @property
     def catalog(self) -> Catalog:
@@ -88,6 +91,7 @@ class Library:
                 self.index_cache,
                 self._catalog,
             )
+            self.generation += 1
             self._version = index_version(session)
             self._signature = signature
             self.last_report = report
@@ -118,6 +122,7 @@ class Library:
             self._catalog = build_catalog(
                 *read_index(session, self.parsed_rows), previous, self.index_cache, self._catalog
             )
+            self.generation += 1
             self._version = index_version(session)
             self._signature = signature
         self._settle()
@@ -140,11 +145,13 @@ class Library:
             return "refreshed"
         return None
 
-    def prune_gaps(self) -> int:
-        """Delete unanswered queries past their retention; at start-up and hourly."""
+    def prune(self) -> int:
+        """Delete unanswered queries and kept pastes past their retention; at start-up and
+        hourly. Returns how many rows went."""
         retention = dt.timedelta(days=self.settings.gap_retention_days)
         with writing(self.engine) as session:
-            return prune_gaps(session, retention)
+            gone = prune_gaps(session, retention)
+        return gone + self.kept.prune()
 
     def database_answers(self) -> bool:
         """True when a trivial query succeeds."""
@@ -153,6 +160,7 @@ class Library:
     def close(self) -> None:
         self.warmer.close()
         self.gaps.close()
+        self.kept.close()
         self.engine.dispose()
 
 
@@ -200,7 +208,7 @@ def open_library(settings: Settings, *, roll_back: bool = False) -> Library:
         with writing(engine):  # saves write their temporary files under this lock
             remove_leftover_temporaries(settings.references_dir)
     library.reload(roll_back=roll_back)
-    library.prune_gaps()
+    library.prune()
     return library
 
 

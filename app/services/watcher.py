@@ -20,7 +20,7 @@ PRUNE_EVERY_S = 3600.0
 
 class Watcher:
     """Polls the library every `interval_s` seconds, or sooner when woken, until stopped;
-    prunes old gaps. On PostgreSQL a listener wakes it for each announced change."""
+    prunes old gaps and kept pastes. On PostgreSQL a listener wakes it for each announced change."""
 
     def __init__(self, library: Library, interval_s: float) -> None:
         self.library = library
@@ -56,7 +56,7 @@ class Watcher:
             try:
                 if time.monotonic() - self._last_prune >= PRUNE_EVERY_S:
                     self._last_prune = time.monotonic()
-                    self.library.prune_gaps()
+                    self.library.prune()
                 done = self.library.poll()
             except Exception:
                 # A bad moment (a file half-written by git, a locked database) must not

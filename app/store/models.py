@@ -179,3 +179,17 @@ class ReleaseRow(SQLModel, table=True):
         index=True, description="Raised each time a release becomes the newest: the highest is."
     )
     newest_since: dt.datetime = Field(default_factory=utc_now)
+
+
+class KeptPasteRow(SQLModel, table=True):
+    """A paste kept so that its result has a link: redacted before it is stored, compressed,
+    deleted after its retention (or sooner when the kept pastes outgrow their budget)."""
+
+    __tablename__ = "kept_paste"
+
+    id: str = Field(primary_key=True, max_length=32, description="The link's random token.")
+    text_z: bytes = Field(description="The redacted paste, zlib-compressed UTF-8.")
+    context: str = Field(description="The redacted run-context fields as typed, as JSON.")
+    lines: int
+    stored_bytes: int = Field(description="len(text_z): what the row costs, for the budget.")
+    created_at: dt.datetime = Field(default_factory=utc_now, index=True)

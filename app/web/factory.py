@@ -24,7 +24,7 @@ from .middleware.fast_reads import ReferenceReads
 from .middleware.security_headers import SecurityHeaders
 from .middleware.unexpected import Unexpected
 from .ratelimit import RateLimiter
-from .routes import admin, api, api_editing, editor, health, pages
+from .routes import admin, api, api_editing, editor, health, pages, results
 from .static_files import CachedStaticFiles
 
 logger = logging.getLogger(__name__)
@@ -78,6 +78,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(api_editing.router)
     app.include_router(api.json_router)
     app.include_router(pages.router)
+    app.include_router(results.router)
     app.include_router(editor.router)
     app.include_router(admin.router)
     install_error_handlers(app)

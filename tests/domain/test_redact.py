@@ -7,7 +7,7 @@ from paths import LABELLED
 from secret_shapes import SHAPES, Shape
 
 from failref.domain.matching.authoring.labelled import read_labelled
-from failref.domain.redact import redact
+from failref.domain.redact import redact, redact_in_pieces
 
 AWS = "AKIAIOSFODNN7EXAMPLE"
 AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
@@ -125,3 +125,29 @@ def _has_address(line: str) -> bool:
 )
 def test_dotted_values_of_secret_names_are_still_secrets(line: str) -> None:
     assert "<secret>" in redact(line)
+
+
+def test_a_long_text_redacted_in_pieces_is_redacted_as_a_whole() -> None:
+    """Every shape, among log lines and a PEM block split across pieces of 200 characters,
+    comes out as `redact` of the whole text: no secret is cut in two at a piece's end."""
+    pem = f"-----BEGIN RSA PRIVATE KEY-----\n{PEM_BODY}\n{PEM_BODY}\n-----END RSA PRIVATE KEY-----"
+    filler = [f"[rank{n}] step {n} loss 1.{n} on {HOST} at {IP}" for n in range(30)]
+    lines = [*filler[:10], pem, *[shape.line for shape in SHAPES], *filler[10:], pem]
+    text = "\n".join(lines)
+    pieced = redact_in_pieces(text, piece_chars=200)
+    assert pieced == redact(text)
+    assert PEM_BODY not in pieced
+    for shape in SHAPES:
+        assert not any(secret in pieced for secret in shape.secrets), shape.name
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=[shape.name for shape in SHAPES])
+def test_redaction_keeps_every_line_of_a_log(shape: Shape) -> None:
+    """A kept log is redacted, and its result names lines by number: a secret's line,
+    multi-line PEM blocks included, stays one line (or as many as it was)."""
+    pem = f"-----BEGIN RSA PRIVATE KEY-----\n{PEM_BODY}\n{PEM_BODY}\n-----END RSA PRIVATE KEY-----"
+    unended = f"-----BEGIN OPENSSH PRIVATE KEY-----\n{PEM_BODY}"
+    log = "\n".join(["step 1", shape.line, pem, "step 2", unended, "step 3 loss 1.5"])
+    redacted = redact(log)
+    assert redacted.count("\n") == log.count("\n")
+    assert redacted.splitlines()[-1] == "step 3 loss 1.5"

@@ -23,9 +23,10 @@ from ...domain.matching.judging.judge import CONFIDENT_THRESHOLD
 from ...domain.matching.results import CandidateMatch
 from ...domain.references.document import PHASES
 from ...errors import InvalidInput, LogTooLarge, NotFound
-from ...services.analysis import Outcome, analyse_paste
+from ...services.analysis import analyse_paste
 from ...services.guide import format_guide_html
 from ...services.library import Library
+from ...services.outcome import Outcome
 from ...services.readers import (
     feedback_counts,
     outcome_counts,
@@ -42,6 +43,7 @@ from ..ratelimit import RateLimited, spend_budget
 from ..templating import page, page_path
 from ..views.calculator_panel import CalculatorPanel, build_panel, preset_inputs
 from ..views.check_marks import carried_state, check_board, symptom_boards
+from ..views.kept import KeptLink, set_owner
 from ..views.log_view import linked_lines, log_view
 from ..views.paste import CONTEXT_LABELS, EXAMPLES, PasteForm, PasteLimits
 from ..views.prefill import prefilled_calculator
@@ -60,13 +62,16 @@ def paste_page(
     outcome: Outcome | None = None,
     error: InvalidInput | None = None,
     storing: bool = False,
+    kept: KeptLink | None = None,
+    not_kept: str = "",
 ) -> HTMLResponse:
-    """The start page: the paste form, refilled, with results or an error when there are."""
+    """The start page: the paste form, refilled, with results or an error when there are;
+    a kept result says its link (`kept`), one that could not be kept says why."""
     shown, inferred_fields = (
         form.with_inferred(outcome.inferred) if outcome else (form, frozenset())
     )
     shown, not_echoed = shown.echoed()
-    share = form.share_query() if outcome and outcome.kind == "match" else None
+    share = form.share_query() if outcome and outcome.kind == "match" and not kept else None
     scan = outcome.scan if outcome else None
     boards = symptom_boards(catalog.references, ranked_results(outcome), request.query_params)
     return page(
@@ -82,6 +87,8 @@ def paste_page(
         context_labels=CONTEXT_LABELS,
         share_url=page_path(request, "home", share) if share else None,
         share_params=share,
+        kept=kept,
+        not_kept=not_kept,
         boards=boards,
         log_view=log_view(form.log, linked_lines(scan)) if scan else None,
         prefilled=prefilled_calculator(catalog, outcome, form.log) if outcome else None,
@@ -108,11 +115,15 @@ def ranked_results(outcome: Outcome | None) -> list[tuple[str, list[CandidateMat
     return found
 
 
-def answer_paste(request: Request, library: Library, form: PasteForm) -> Response:
+def answer_paste(
+    request: Request, library: Library, form: PasteForm, *, keep: bool = False
+) -> Response:
     """Results for the form, or the form again with the problem (422). A single message
     that nothing matched confidently is remembered, redacted, for the gaps list. A code
-    typed alone (`Xid 79`, `error 802`) that a reference owns goes to that reference."""
-    catalog = library.catalog
+    typed alone (`Xid 79`, `error 802`) that a reference owns goes to that reference. With
+    `keep`, the paste is kept so that its result has a link, and the answer sends there
+    (303): reloading it does not paste again."""
+    catalog, generation = library.catalog, library.generation
     owner = reference_for_code(catalog, form.log)
     if owner is not None:
         target = request.app.url_path_for("reference_page", reference_id=owner)
@@ -122,7 +133,25 @@ def answer_paste(request: Request, library: Library, form: PasteForm) -> Respons
     except InvalidInput as error:
         return paste_page(request, catalog, form, error=error)
     storing = library.settings.store_queries and not library.settings.read_only
-    return paste_page(request, catalog, form, outcome, storing=storing)
+    fresh = None
+    if keep:
+        fresh = library.kept.keep(form.log, form.context_values(), outcome, generation)
+    if fresh is not None:
+        target = page_path(request, "kept_result", token=fresh.token)
+        response = RedirectResponse(target, status_code=303)
+        set_owner(response, request, fresh)
+        return response
+    not_kept = not_kept_reason(library) if keep else ""
+    return paste_page(request, catalog, form, outcome, storing=storing, not_kept=not_kept)
+
+
+def not_kept_reason(library: Library) -> str:
+    """Why a paste meant to be kept was not, in words for its results page."""
+    if library.settings.read_only:
+        return "this mirror keeps no pastes"
+    if not library.settings.keep_results:
+        return "this site keeps no pastes"
+    return "too many pastes are waiting to be kept; try again in a minute"
 
 
 @router.get("/", response_class=HTMLResponse, name="home")
@@ -151,7 +180,6 @@ def home(
 def paste(
     request: Request,
     library: LibraryDep,
-    _budget: RateLimited,
     log: Annotated[str, Form()] = "",
     framework: Annotated[str, Form()] = "",
     phase: Annotated[str, Form()] = "",
@@ -160,11 +188,17 @@ def paste(
     model: Annotated[str, Form()] = "",
     notes: Annotated[str, Form()] = "",
 ) -> Response:
-    """Match a pasted message, or scan a pasted log, with the run context given."""
+    """Match a pasted message, or scan a pasted log, with the run context given, and send
+    the browser to the result's own address (303): a short line's `/?q=` link, which
+    matches it there, or the link of the kept paste."""
     form = PasteForm.of(
         log, framework=framework, phase=phase, gpu=gpu, gpus=gpus, model=model, notes=notes
     )
-    return answer_paste(request, library, form)
+    share = form.share_query()
+    if share is not None:
+        return RedirectResponse(page_path(request, "home", share), status_code=303)
+    spend_budget(request)
+    return answer_paste(request, library, form, keep=True)
 
 
 @router.get("/references", response_class=HTMLResponse, name="browse")

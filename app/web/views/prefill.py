@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from ...domain.calculators import get_calculator
 from ...domain.catalog import Catalog
 from ...domain.matching.results import CandidateMatch
-from ...services.analysis import Outcome
+from ...services.outcome import Outcome
 from .calculator_panel import CalculatorPanel, build_panel, preset_inputs
 
 # Of a symptom's candidates, ranked for the paste, the calculators of the first this many
