@@ -4,6 +4,8 @@ limits every front end shares (spelled here once)."""
 from __future__ import annotations
 
 import os
+from functools import cache
+from importlib.metadata import version
 from pathlib import Path
 from typing import Literal
 
@@ -17,6 +19,9 @@ PACKAGE_DIR = Path(__file__).resolve().parent
 PROJECT_ROOT = PACKAGE_DIR.parent
 # A wheel carries those folders inside the package instead (pyproject.toml maps them).
 WHEEL_DATA_DIR = PACKAGE_DIR / "shipped"
+# The distribution failref is installed as (pyproject.toml's name): `failref --version`, the
+# OpenAPI document and the MCP server's `serverInfo` all report its version.
+DISTRIBUTION = "failref"
 # The embedded database of an installed failref, under the user's data folder (XDG).
 INSTALLED_DATABASE = Path("failref") / "failref.db"
 
@@ -56,6 +61,12 @@ RELATED_LIMIT = 5
 
 # Where a save lands: the reference file (and its index row), or only the database.
 StoreOfRecord = Literal["folder", "database"]
+
+
+@cache
+def package_version() -> str:
+    """The installed failref's version, read from its metadata when first asked."""
+    return version(DISTRIBUTION)
 
 
 def installed() -> bool:

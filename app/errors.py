@@ -4,7 +4,7 @@ nothing; `app.web.errors` renders them as JSON or a page, the CLI as a message."
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 HTTP_CODES = {
     400: "bad_request",
@@ -43,6 +43,8 @@ class FailrefError(Exception):
         self.field = field
         self.problems: list[str] | None = None
         self.diff: str | None = None
+        # Every input field at fault with its problem, when several are (`field` is the first).
+        self.fields: list[tuple[str, str]] | None = None
 
     @property
     def code(self) -> str:
@@ -129,6 +131,16 @@ class CalculatorInputError(InvalidInput):
     def __init__(self, field: str, message: str) -> None:
         super().__init__(f"{field}: {message}", field=field)
         self.message = message
+
+
+class CalculatorInputErrors(CalculatorInputError):
+    """Several inputs a calculator cannot use: `field` and `message` are the first's, as a
+    form shows one beside its input; `str(error)` and `fields` name every one."""
+
+    def __init__(self, errors: Sequence[CalculatorInputError]) -> None:
+        super().__init__(str(errors[0].field), errors[0].message)
+        self.fields = [(str(error.field), error.message) for error in errors]
+        self.args = ("; ".join(str(error) for error in errors),)
 
 
 class UnknownCalculator(NotFound):

@@ -54,12 +54,24 @@ def test_every_error_carries_its_status_code_and_field(
     error: errors.FailrefError, status: int, code: str, field: str | None, text: str
 ) -> None:
     assert (error.status, error.code, error.field, str(error)) == (status, code, field, text)
-    assert (error.problems, error.diff) == (None, None)
+    assert (error.problems, error.diff, error.fields) == (None, None, None)
 
 
 def test_a_calculator_input_error_keeps_the_bare_problem_for_the_form() -> None:
     error = errors.CalculatorInputError("workers", "must be at least 1")
     assert error.message == "must be at least 1"
+
+
+def test_several_calculator_input_errors_name_every_input() -> None:
+    error = errors.CalculatorInputErrors(
+        [
+            errors.CalculatorInputError("workers", "must be at least 1"),
+            errors.CalculatorInputError("steps", "must be an integer"),
+        ]
+    )
+    assert (error.status, error.field, error.message) == (422, "workers", "must be at least 1")
+    assert error.fields == [("workers", "must be at least 1"), ("steps", "must be an integer")]
+    assert str(error) == "workers: must be at least 1; steps: must be an integer"
 
 
 def test_unknown_statuses_have_a_generic_code() -> None:

@@ -15,7 +15,7 @@ from typing import Any, TextIO
 
 import click
 
-from ..config import DEFAULT_MATCH_LIMIT, MAX_MATCH_LIMIT, Settings
+from ..config import DEFAULT_MATCH_LIMIT, DISTRIBUTION, MAX_MATCH_LIMIT, Settings
 from ..domain.calculators import CALCULATORS
 from ..domain.catalog import get_reference
 from ..domain.matching.reading.context import RunContext
@@ -32,9 +32,6 @@ from ..urls import reference_path
 from .answers import echo_match, echo_scan
 from .logs import logging_config
 from .streaming import read_in_chunks
-
-# The distribution `failref --version` reads its version from (pyproject.toml's name).
-DISTRIBUTION = "failref"
 
 
 class FailrefGroup(click.Group):

@@ -8,17 +8,18 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Annotated, Any
 
-from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import ToolAnnotations
-from pydantic import Field
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.types import CallToolResult, InputRequiredResult, ToolAnnotations
+from pydantic import Field, ValidationError
 
-from ..config import DEFAULT_MATCH_LIMIT, MAX_MATCH_LIMIT
+from ..config import DEFAULT_MATCH_LIMIT, MAX_MATCH_LIMIT, package_version
 from ..domain import catalog
 from ..domain.calculators import CALCULATORS, Calculator, get_calculator
 from ..domain.matching.reading.context import RunContext
 from ..errors import FailrefError
 from ..services.analysis import match_message, scan_text
+from ..services.input_errors import LogText, field_problems, problems_message
 from ..services.library import Library
 from ..services.scan_schemas import ScanResponse
 from ..services.schemas import (
@@ -108,10 +109,31 @@ Calculators and their inputs [unit]:
 {catalogue}"""
 
 
+class FailrefMCPServer(MCPServer[Any]):
+    """The SDK's server, with arguments its schema refuses named in the JSON API's words:
+    every wrong argument at once, as `field: problem`, without pydantic's own text."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as error:
+            refused = error.__cause__
+            if isinstance(error, UnexpectedToolError) or not isinstance(refused, ValidationError):
+                raise
+            problems = field_problems(refused.errors(), sourced=False)
+            raise ToolError(
+                f"Error executing tool {name}: {problems_message(problems)}"
+            ) from refused
+
+
 def build_mcp_server(library_provider: LibraryProvider) -> MCPServer:
     """An MCP server whose tools answer from the library `library_provider` returns per call."""
     # The SDK calls logging.basicConfig (stderr); at WARNING it shows what Python shows anyway.
-    server: MCPServer = MCPServer(SERVER_NAME, instructions=INSTRUCTIONS, log_level="WARNING")
+    server = FailrefMCPServer(
+        SERVER_NAME, instructions=INSTRUCTIONS, version=package_version(), log_level="WARNING"
+    )
     tools: list[tuple[str, Callable[..., Any], str, str]] = [
         ("match_log", _match_tool(library_provider), "Match a log message", MATCH_DESCRIPTION),
         ("scan_log", _scan_tool(library_provider), "Scan a whole log", SCAN_DESCRIPTION),
@@ -135,7 +157,7 @@ def domain_errors() -> Iterator[None]:
         raise ToolError(str(error)) from error
 
 
-LogText = Annotated[str, Field(description="The text exactly as it appears in the log.")]
+PastedText = Annotated[LogText, Field(description="The text exactly as it appears in the log.")]
 KnownContext = Annotated[
     RunContext | None, Field(description="What you know of the run; every field optional.")
 ]
@@ -143,7 +165,7 @@ KnownContext = Annotated[
 
 def _match_tool(library_provider: LibraryProvider) -> Callable[..., MatchResponse]:
     def match_log(
-        log: LogText,
+        log: PastedText,
         context: KnownContext = None,
         limit: Annotated[
             int, Field(ge=1, le=MAX_MATCH_LIMIT, description="Most references.")
@@ -157,7 +179,7 @@ def _match_tool(library_provider: LibraryProvider) -> Callable[..., MatchRespons
 
 
 def _scan_tool(library_provider: LibraryProvider) -> Callable[..., ScanResponse]:
-    def scan_log(log: LogText, context: KnownContext = None) -> ScanResponse:
+    def scan_log(log: PastedText, context: KnownContext = None) -> ScanResponse:
         with domain_errors():
             result = scan_text(library_provider(), log, context, remember=False)
             return ScanResponse.of(result, reference_path)

@@ -16,7 +16,17 @@ from ..domain.matching.results import (
     ValueVerdict,
 )
 from ..domain.references.document import MessageKind, ReferenceKind
-from .schemas import CandidatePublic, UrlFor, confidence_note, shared_fields
+from .input_errors import LogText
+from .schemas import EXAMPLE_LINE, CandidatePublic, UrlFor, confidence_note, shared_fields
+
+# The OpenAPI document's example of a whole log: progress lines, then the failure.
+EXAMPLE_LOG = "\n".join(
+    [
+        "step 1200 | loss 2.113 | tokens/s 101234",
+        "step 1201 | loss 2.108 | tokens/s 101190",
+        EXAMPLE_LINE,
+    ]
+)
 
 
 class ConsequencePublic(Consequence):
@@ -74,7 +84,10 @@ class ScanRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    log: str = Field(description="The log, up to the configured number of lines.")
+    log: LogText = Field(
+        description="The log, up to the configured number of lines; not empty.",
+        examples=[EXAMPLE_LOG],
+    )
     context: RunContext | None = Field(default=None, description="What you know of the run.")
 
 

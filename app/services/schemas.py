@@ -25,6 +25,7 @@ from ..domain.matching.results import (
 )
 from ..domain.references.document import MessageKind, Reference, ReferenceKind
 from ..errors import code_for
+from .input_errors import FieldProblem, LogText
 
 # Where a reference's page lives; the API asks the router, the MCP tools and CLI
 # `app.urls.reference_path`.
@@ -95,10 +96,18 @@ class ErrorDetail(BaseModel):
     diff: str | None = Field(
         default=None, description="On a conflict: the text saved now versus the text sent."
     )
+    fields: list[FieldProblem] | None = Field(
+        default=None,
+        description=(
+            "On invalid input (422): every field at fault, each with its problem; `field` "
+            "names the first and `message` all of them."
+        ),
+    )
 
 
 class ErrorBody(BaseModel):
-    """Every API error: `{"error": {"code", "message", "field"}}`."""
+    """Every API error: `{"error": {"code", "message", "field"}}`, with `fields` on invalid
+    input."""
 
     error: ErrorDetail
 
@@ -109,13 +118,20 @@ def error_body(
     field: str | None = None,
     problems: list[str] | None = None,
     diff: str | None = None,
+    fields: list[FieldProblem] | None = None,
 ) -> dict[str, Any]:
-    """The JSON error body for `status`: always code, message and field; problems and diff
-    only on the errors that carry them."""
+    """The JSON error body for `status`: always code, message and field; problems, diff and
+    fields only on the errors that carry them."""
     detail = ErrorDetail(
-        code=code_for(status), message=message, field=field, problems=problems, diff=diff
+        code=code_for(status),
+        message=message,
+        field=field,
+        problems=problems,
+        diff=diff,
+        fields=fields,
     )
-    absent = {name for name, value in (("problems", problems), ("diff", diff)) if value is None}
+    optional = (("problems", problems), ("diff", diff), ("fields", fields))
+    absent = {name for name, value in optional if value is None}
     return ErrorBody(error=detail).model_dump(exclude={"error": absent})
 
 
@@ -157,7 +173,9 @@ class MatchRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    log: str = Field(description="The message as it appears in the log.", examples=[EXAMPLE_LINE])
+    log: LogText = Field(
+        description="The message as it appears in the log; not empty.", examples=[EXAMPLE_LINE]
+    )
     context: RunContext | None = Field(default=None, description="What you know of the run.")
     limit: int = Field(
         default=DEFAULT_MATCH_LIMIT,

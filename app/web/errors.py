@@ -15,7 +15,8 @@ from fastapi.routing import iter_route_contexts
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import compile_path
 
-from ..errors import FailrefError
+from ..errors import FailrefError, InvalidInput
+from ..services.input_errors import FieldProblem, field_problems, problems_message
 from ..services.schemas import error_body
 from ..store.db import OperationalError
 from ..urls import answers_json
@@ -42,10 +43,11 @@ def error_response(
     field: str | None = None,
     problems: list[str] | None = None,
     diff: str | None = None,
+    fields: list[FieldProblem] | None = None,
 ) -> Response:
     """The error answer for `request`: JSON in the fixed shape, or the error page."""
     if wants_json(request):
-        body = error_body(status, message, field, problems, diff)
+        body = error_body(status, message, field, problems, diff, fields)
         return JSONResponse(body, status_code=status)
     limits = PasteLimits.of(request.app.state.settings) if status == TOO_LARGE else None
     return page(
@@ -61,12 +63,24 @@ def error_response(
 def failure_response(request: Request, error: FailrefError) -> Response:
     """`error_response` for one of our errors, with everything it carries (a 429 or a busy
     503 says when to come back)."""
+    fields = error_fields(error)
     response = error_response(
-        request, error.status, str(error), error.field, error.problems, error.diff
+        request, error.status, str(error), error.field, error.problems, error.diff, fields
     )
     if error.retry_after_s is not None:
         response.headers["retry-after"] = str(error.retry_after_s)
     return response
+
+
+def error_fields(error: FailrefError) -> list[FieldProblem] | None:
+    """The fields an error names, each with its problem: those it lists, else on invalid
+    input its one field (with its message less the field's name in front)."""
+    if error.fields is not None:
+        return [FieldProblem(field=field, message=problem) for field, problem in error.fields]
+    if error.status != InvalidInput.status or error.field is None:
+        return None
+    problem = str(error).removeprefix(f"{error.field}: ")
+    return [FieldProblem(field=error.field, message=problem)]
 
 
 def install_error_handlers(app: FastAPI) -> None:
@@ -78,8 +92,10 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, error: RequestValidationError) -> Response:
-        field, message = _first_validation_problem(error)
-        return error_response(request, 422, message, field)
+        problems = validation_problems(error)
+        message = problems_message(problems)
+        status = InvalidInput.status
+        return error_response(request, status, message, problems[0].field, fields=problems)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, error: StarletteHTTPException) -> Response:
@@ -122,16 +138,15 @@ def _pattern(path: str) -> re.Pattern[str]:
     return compile_path(path)[0]
 
 
-def _first_validation_problem(error: RequestValidationError) -> tuple[str | None, str]:
-    problems = error.errors()
-    if not problems:
-        return None, "invalid input"
-    first = problems[0]
-    if first.get("type") == "json_invalid":
-        # Its location is the character the parser stopped at, which is no field.
-        position = first.get("loc", ("body", 0))[-1]
-        return "body", f"body: {first.get('msg', 'invalid JSON')} at character {position}"
-    location = [str(part) for part in first.get("loc", ()) if part not in ("body", "query")]
-    field = ".".join(location) or None
-    message = f"{field}: {first.get('msg', 'invalid')}" if field else str(first.get("msg"))
-    return field, message
+def validation_problems(error: RequestValidationError) -> list[FieldProblem]:
+    """Every field the request got wrong, each once; a body that is no JSON is one problem."""
+    errors = error.errors()
+    for problem in errors:
+        if problem.get("type") == "json_invalid":
+            # Its location is the character the parser stopped at, which is no field.
+            position = problem.get("loc", ("body", 0))[-1]
+            message = f"{problem.get('msg', 'invalid JSON')} at character {position}"
+            return [FieldProblem(field="body", message=message)]
+    return field_problems(errors, sourced=True) or [
+        FieldProblem(field="body", message="is invalid")
+    ]

@@ -11,7 +11,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from starlette.concurrency import run_in_threadpool
 from starlette.routing import Route
 
-from ..config import Settings
+from ..config import Settings, package_version
 from ..mcp.tools import build_mcp_server
 from ..services.library import open_library
 from ..services.watcher import Watcher
@@ -24,7 +24,8 @@ from .middleware.fast_reads import ReferenceReads
 from .middleware.security_headers import SecurityHeaders
 from .middleware.unexpected import Unexpected
 from .ratelimit import RateLimiter
-from .routes import admin, api, api_editing, editor, health, pages, results
+from .routes import admin, api, api_editing, docs, editor, health, pages, results
+from .routes.openapi import TAGS
 from .static_files import CachedStaticFiles
 
 logger = logging.getLogger(__name__)
@@ -58,9 +59,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app = FastAPI(
         title="failref",
         description=DESCRIPTION,
-        version="0.1.0",
+        version=package_version(),
         lifespan=lifespan,
-        docs_url=None,  # served by health.docs_router with local assets (CSP, offline)
+        openapi_tags=TAGS,
+        docs_url=None,  # our own page, routes/docs.py: the site's style, no script from afar
         redoc_url=None,
     )
     app.state.settings = settings
@@ -69,11 +71,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     per_worker = max(1, settings.rate_limit_per_minute // settings.workers)
     app.state.rate_limiter = RateLimiter(per_worker, burst=max(1, per_worker // 4))
     mcp_server = build_mcp_server(app_library(app))
+    app.state.mcp_server = mcp_server  # the API page lists its tools
     mcp_endpoint = StreamableHTTPEndpoint(mcp_server, settings.max_body_bytes)
     app.router.routes.append(Route(MCP_PATH, mcp_endpoint, include_in_schema=False))
     app.mount(STATIC_PATH, CachedStaticFiles(directory=settings.static_dir), name="static")
     app.include_router(health.router)
-    app.include_router(health.docs_router)
+    app.include_router(docs.router)
     app.include_router(api.router)
     app.include_router(api_editing.router)
     app.include_router(api.json_router)

@@ -1,12 +1,10 @@
 """Static files with a Cache-Control header, beside the ETag and Last-Modified they carry.
 
-Our own files (style.css, app.js, ...) keep one URL across releases, so a browser must ask
+Our files (style.css, app.js, ...) keep one URL across releases, so a browser must ask
 each time whether its copy is current (`no-cache`): with the ETag the answer is a bodyless
 304, and a new release's CSS and JavaScript, which go with its markup, take effect on the
 next page load. Without the header a browser guesses a freshness from the file's age and
-may keep an old style.css for days. Vendored files sit under a folder named by their
-version (vendor/swagger-ui-5.35.0/), so their URL changes when they do: cache them for a
-year without asking.
+may keep an old style.css for days.
 """
 
 from __future__ import annotations
@@ -15,16 +13,8 @@ from fastapi.staticfiles import StaticFiles
 from starlette.responses import Response
 from starlette.types import Scope
 
-# Our own files: keep a copy, revalidate it on every use.
+# Keep a copy, revalidate it on every use.
 REVALIDATE = "no-cache"
-# Files under a versioned folder never change at their URL.
-IMMUTABLE = "public, max-age=31536000, immutable"
-VERSIONED_FOLDER = "vendor/"
-
-
-def cache_control(path: str) -> str:
-    """The Cache-Control of the static file at `path` (relative to the static folder)."""
-    return IMMUTABLE if path.startswith(VERSIONED_FOLDER) else REVALIDATE
 
 
 class CachedStaticFiles(StaticFiles):
@@ -32,5 +22,5 @@ class CachedStaticFiles(StaticFiles):
 
     async def get_response(self, path: str, scope: Scope) -> Response:
         response = await super().get_response(path, scope)
-        response.headers["cache-control"] = cache_control(path)
+        response.headers["cache-control"] = REVALIDATE
         return response

@@ -14,13 +14,11 @@ nothing; this way the page keeps its policy and `window.__cspViolations` stays h
 Usage from any browser test (tests/ is on the import path):
 
     from browser.axe import assert_no_axe_violations
-    assert_no_axe_violations(page)                          # the whole page
-    assert_no_axe_violations(page, exclude=["#swagger-ui"])  # minus some parts
+    assert_no_axe_violations(page)  # the whole page, as it is now
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -32,10 +30,8 @@ AXE_SOURCE = Path(__file__).parent / "npm" / "node_modules" / "axe-core" / "axe.
 # WCAG 2.0/2.1/2.2 A and AA, plus axe's best practices (heading order, landmarks, one h1).
 AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"]
 RUN_AXE = """
-async ([exclude, tags]) => {
-  const context = exclude.length ? { include: [document], exclude: exclude.map((s) => [s]) }
-                                 : document;
-  const result = await axe.run(context, {
+async (tags) => {
+  const result = await axe.run(document, {
     runOnly: { type: "tag", values: tags },
     resultTypes: ["violations"],
   });
@@ -63,11 +59,11 @@ def axe_source() -> str:
     return AXE_SOURCE.read_text(encoding="utf-8")
 
 
-def axe_violations(page: Page, exclude: Sequence[str] = ()) -> list[dict[str, Any]]:
-    """axe's violations on the page as it is now, outside the `exclude` CSS selectors."""
+def axe_violations(page: Page) -> list[dict[str, Any]]:
+    """axe's violations on the page as it is now."""
     if not page.evaluate("typeof window.axe === 'object'"):
         page.evaluate(axe_source() + "\n;undefined")
-    violations: list[dict[str, Any]] = page.evaluate(RUN_AXE, [list(exclude), AXE_TAGS])
+    violations: list[dict[str, Any]] = page.evaluate(RUN_AXE, AXE_TAGS)
     return violations
 
 
@@ -83,7 +79,7 @@ def describe(violations: list[dict[str, Any]]) -> str:
     return "\n".join(parts)
 
 
-def assert_no_axe_violations(page: Page, exclude: Sequence[str] = ()) -> None:
+def assert_no_axe_violations(page: Page) -> None:
     """Fail with every axe-core violation on the page (WCAG A/AA and best practices)."""
-    violations = axe_violations(page, exclude)
+    violations = axe_violations(page)
     assert not violations, f"axe-core found violations on {page.url}:\n{describe(violations)}"

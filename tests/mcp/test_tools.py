@@ -18,7 +18,7 @@ from mcp import Client, StdioServerParameters
 from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, TextContent
 
-from failref.config import Settings
+from failref.config import Settings, package_version
 from failref.mcp.tools import build_mcp_server
 from failref.services.library import Library, open_library
 from failref.web.factory import create_app
@@ -192,6 +192,58 @@ def test_domain_errors_are_tool_errors_with_their_message(
     server: MCPServer, tool: str, arguments: dict[str, Any], message: str
 ) -> None:
     assert message in error_text(call(server, tool, arguments))
+
+
+def test_the_server_names_itself_with_the_package_version(server: MCPServer) -> None:
+    async def use(client: Client) -> tuple[str, str]:
+        assert client.server_info is not None
+        return client.server_info.name, client.server_info.version
+
+    assert with_client(server, use) == ("failref", package_version())
+    assert package_version()
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "path", "body"),
+    [
+        pytest.param(
+            "match_log",
+            {"log": " ", "limit": 0, "context": 5},
+            "/api/v1/match",
+            {"log": " ", "limit": 0, "context": 5},
+            id="match",
+        ),
+        pytest.param("scan_log", {"log": ""}, "/api/v1/scan", {"log": ""}, id="empty-log"),
+        pytest.param(
+            "run_calculator",
+            {"name": "pipeline-bubble", "inputs": {"stages": 4, "microbatches": 0}},
+            "/api/v1/calculators/pipeline-bubble",
+            {"stages": 4, "microbatches": 0},
+            id="calculator-inputs",
+        ),
+    ],
+)
+def test_argument_errors_name_every_wrong_argument_in_the_apis_words(
+    server: MCPServer,
+    client: TestClient,
+    tool: str,
+    arguments: dict[str, Any],
+    path: str,
+    body: dict[str, Any],
+) -> None:
+    text = error_text(call(server, tool, arguments))
+    api_error = client.post(path, json=body).json()["error"]
+    assert text == f"Error executing tool {tool}: {api_error['message']}"
+    for problem in api_error["fields"]:
+        assert f"{problem['field']}: " in text
+    assert "validation error" not in text
+    assert "pydantic.dev" not in text
+    assert "input_value" not in text
+
+
+def test_a_missing_argument_is_named(server: MCPServer) -> None:
+    text = error_text(call(server, "get_reference", {}))
+    assert text == "Error executing tool get_reference: reference_id: is required"
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from ...errors import CalculatorInputError
+from ...errors import CalculatorInputError, CalculatorInputErrors
 from .coerce import coerce_input
 from .extract import ExtractionRule, Found, asked_inputs, check_rules, extract_inputs
 from .schema import input_schema
@@ -102,19 +102,31 @@ class Calculator:
         }
 
     def resolve(self, raw: Mapping[str, object]) -> dict[str, InputValue]:
-        """Fill in defaults, reject unknown names, coerce and bound-check every input."""
+        """Fill in defaults, reject unknown names, coerce and bound-check every input; every
+        input at fault is named at once (CalculatorInputErrors when there are several)."""
         known = {spec.name for spec in self.inputs}
-        for name in raw:
-            if name not in known:
-                expected = ", ".join(spec.name for spec in self.inputs)
-                message = f"is not an input of {self.name} (expected one of: {expected})"
-                raise CalculatorInputError(str(name), message)
-        return {
-            spec.name: coerce_input(spec, raw.get(spec.name, spec.default)) for spec in self.inputs
-        }
+        expected = ", ".join(spec.name for spec in self.inputs)
+        errors = [
+            CalculatorInputError(
+                str(name), f"is not an input of {self.name} (expected one of: {expected})"
+            )
+            for name in raw
+            if name not in known
+        ]
+        resolved: dict[str, InputValue] = {}
+        for spec in self.inputs:
+            try:
+                resolved[spec.name] = coerce_input(spec, raw.get(spec.name, spec.default))
+            except CalculatorInputError as error:
+                errors.append(error)
+        if len(errors) > 1:
+            raise CalculatorInputErrors(errors)
+        if errors:
+            raise errors[0]
+        return resolved
 
     def run(self, inputs: Mapping[str, object]) -> CalculatorResult:
-        """Compute the outputs; raises CalculatorInputError naming the first bad input."""
+        """Compute the outputs; raises CalculatorInputError naming the bad inputs."""
         resolved = self.resolve(inputs)
         raw_outputs = self.compute(InputValues(resolved))
         outputs = {spec.name: _finish(spec.name, raw_outputs[spec.name]) for spec in self.outputs}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Depends, Query, Request
+from fastapi import APIRouter, Body, Depends, Path, Query, Request
 from fastapi.responses import Response
 
 from ...domain.calculators import CALCULATORS, get_calculator
@@ -37,11 +37,21 @@ def require_json(request: Request) -> None:
         raise UnsupportedMediaType("send the body as application/json")
 
 
-router = APIRouter(prefix=API_V1, tags=["references"], route_class=SafeBodyRoute)
+router = APIRouter(prefix=API_V1, route_class=SafeBodyRoute)
 json_router = APIRouter(
     prefix=API_V1, dependencies=[Depends(require_json)], route_class=SafeBodyRoute
 )
-NOT_FOUND = errors(404)
+NOT_FOUND = errors(404, 422)
+ReferenceId = Annotated[
+    str,
+    Path(
+        description="The reference's id, as in its page's path `/r/{id}`.",
+        examples=["nccl-collective-timeout"],
+    ),
+]
+CalculatorName = Annotated[
+    str, Path(description="The calculator's name.", examples=["allreduce-slow-link"])
+]
 # A calculator's inputs by name: only names some calculator has (each calculator's own
 # are in GET /api/v1/calculators/{name}); the server refuses any other with 422.
 INPUTS_SCHEMA = {
@@ -58,7 +68,13 @@ def reference_url(request: Request, reference_id: str) -> str:
     return page_path(request, "reference_page", reference_id=reference_id)
 
 
-@router.get(API_REFERENCES, response_model=ReferenceList, summary="List references")
+@router.get(
+    API_REFERENCES,
+    response_model=ReferenceList,
+    responses=errors(422),
+    tags=["references"],
+    summary="List references",
+)
 def api_list_references(
     request: Request,
     catalog: CatalogDep,
@@ -80,9 +96,10 @@ def api_list_references(
     API_REFERENCE,
     response_model=ReferenceDetail,
     responses=NOT_FOUND,
+    tags=["references"],
     summary="Get one reference",
 )
-async def api_get_reference(request: Request, reference_id: str) -> Response:
+async def api_get_reference(request: Request, reference_id: ReferenceId) -> Response:
     """The whole structured reference: messages, context, causes, evidence checks, sources.
     The `ETag` names the file's version; send it as `If-Match` with a `PUT`."""
     # Known ids are usually answered before routing by fast_reads.ReferenceReads, the same way.
@@ -146,7 +163,7 @@ def api_list_calculators() -> CalculatorList:
     tags=["calculators"],
     summary="Describe a calculator",
 )
-def api_get_calculator(name: str) -> CalculatorInfo:
+def api_get_calculator(name: CalculatorName) -> CalculatorInfo:
     """One calculator with its input schema and outputs."""
     return CalculatorInfo.of(get_calculator(name))
 
@@ -165,7 +182,7 @@ def api_get_calculator(name: str) -> CalculatorInfo:
     },
 )
 def api_run_calculator(
-    name: str,
+    name: CalculatorName,
     inputs: Annotated[
         dict[str, Any],
         Body(

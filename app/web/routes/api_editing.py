@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Header, Request
+from fastapi import APIRouter, Depends, Header, Request
 from fastapi.responses import Response
 from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
@@ -23,13 +23,13 @@ from ..bodies import SafeBodyRoute, media_type
 from ..deps import LibraryDep
 from ..guards import EditorDep
 from ..middleware.fast_reads import entity_tag, names_version
-from .api import reference_url
-from .openapi import errors
+from .api import ReferenceId, reference_url
+from .openapi import EDITOR_TOKEN, errors
 
 MARKDOWN_TYPES = frozenset({"text/markdown", "text/x-markdown", "text/plain"})
 MAX_CHANGE_MESSAGE_CHARS = 500
 
-router = APIRouter(prefix=API_V1, tags=["references"], route_class=SafeBodyRoute)
+router = APIRouter(prefix=API_V1, tags=["editing"], route_class=SafeBodyRoute)
 
 
 class Saved(BaseModel):
@@ -48,7 +48,7 @@ class Saved(BaseModel):
         201: {"model": Saved, "description": "Created (sent with `If-None-Match: *`)."},
         **errors(400, 401, 403, 404, 409, 412, 413, 415, 422, 428, 503, 507),
     },
-    tags=["editing"],
+    dependencies=[Depends(EDITOR_TOKEN)],
     summary="Save a reference file",
     openapi_extra={
         "requestBody": {
@@ -59,7 +59,7 @@ class Saved(BaseModel):
             {
                 "name": "If-Match",
                 "in": "header",
-                "schema": {"type": "string"},
+                "schema": {"type": "string", "examples": ['"<the ETag of the GET>"']},
                 "description": "The ETag of the version edited (or `*`); without it, 428.",
             },
             {
@@ -78,7 +78,7 @@ class Saved(BaseModel):
     },
 )
 async def api_put_reference(
-    request: Request, reference_id: str, editor: EditorDep, library: LibraryDep
+    request: Request, reference_id: ReferenceId, editor: EditorDep, library: LibraryDep
 ) -> Response:
     """Replace the whole file (front matter and Markdown) of a reference. Send the `ETag` of
     `GET /references/{id}` as `If-Match`; `If-None-Match: *` creates a new reference. An
@@ -122,13 +122,12 @@ async def api_put_reference(
             "description": "The file, byte for byte, with its `ETag`.",
         },
         304: {"description": "`If-None-Match` names the current version."},
-        **errors(404, 413),
+        **errors(404, 413, 422),
     },
-    tags=["editing"],
     summary="Read a reference file",
 )
 def api_get_reference_text(
-    reference_id: str,
+    reference_id: ReferenceId,
     library: LibraryDep,
     if_none_match: Annotated[str | None, Header(description="An ETag you hold.")] = None,
 ) -> Response:

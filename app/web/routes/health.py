@@ -1,24 +1,14 @@
-"""Liveness, readiness and the interactive API docs."""
+"""Liveness and readiness."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
-from fastapi.responses import HTMLResponse
+from fastapi import APIRouter
 
 from ...errors import Unavailable
 from ...services.schemas import ErrorBody, Health
 from ..deps import LibraryDep
-from ..templating import templates
 
 router = APIRouter(tags=["health"])
-docs_router = APIRouter(include_in_schema=False)
-
-
-@docs_router.get("/docs", response_class=HTMLResponse, name="api_docs")
-def api_docs(request: Request) -> HTMLResponse:
-    """Interactive API docs, with every asset served from this origin."""
-    openapi_url = str(request.app.url_path_for("openapi"))
-    return templates.TemplateResponse(request, "api_docs.html", {"openapi_url": openapi_url})
 
 
 @router.get("/healthz", response_model=Health, summary="Liveness")

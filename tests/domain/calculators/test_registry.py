@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from failref.domain.calculators import CALCULATORS, Calculator, InputSpec, get_calculator
-from failref.errors import CalculatorInputError, UnknownCalculator
+from failref.errors import CalculatorInputError, CalculatorInputErrors, UnknownCalculator
 
 NAMES = [
     "allreduce-slow-link",
@@ -147,6 +147,23 @@ def test_unknown_input_name(calculator: Calculator) -> None:
         calculator.run({"warp_factor": 9})
     assert caught.value.field == "warp_factor"
     assert caught.value.message.startswith(f"is not an input of {calculator.name}")
+
+
+def test_every_wrong_input_is_named_at_once() -> None:
+    pipeline = CALCULATORS["pipeline-bubble"]
+    with pytest.raises(CalculatorInputErrors) as caught:
+        pipeline.run({"stages": 4, "stage_ms": [], "microbatches": 0})
+    error = caught.value
+    assert [field for field, _ in error.fields or []] == ["stages", "stage_ms", "microbatches"]
+    assert (error.field, error.message) == error.fields[0]  # the first, as a form shows it
+    assert str(error) == "; ".join(f"{field}: {problem}" for field, problem in error.fields)
+
+
+def test_one_wrong_input_is_a_plain_input_error() -> None:
+    with pytest.raises(CalculatorInputError) as caught:
+        CALCULATORS["pipeline-bubble"].run({"microbatches": 0})
+    assert type(caught.value) is CalculatorInputError
+    assert str(caught.value) == "microbatches: must be at least 1"
 
 
 @pytest.mark.parametrize(("calculator", "spec"), NUMERIC_INPUTS)
