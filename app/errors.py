@@ -13,6 +13,7 @@ HTTP_CODES = {
     404: "not_found",
     405: "method_not_allowed",
     409: "conflict",
+    410: "gone",
     412: "precondition_failed",
     413: "payload_too_large",
     415: "unsupported_media_type",
@@ -81,6 +82,12 @@ class MethodNotAllowed(FailrefError):
 
 class Conflict(FailrefError):
     status = 409
+
+
+class Gone(FailrefError):
+    """A reference that was retired: it answered here once and never will again."""
+
+    status = 410
 
 
 class PreconditionFailed(FailrefError):

@@ -20,6 +20,7 @@ REFERENCE_OUTCOME = REFERENCE_PAGE + "/outcome"
 REFERENCE_EDIT = REFERENCE_PAGE + "/edit"
 REFERENCE_HISTORY = REFERENCE_PAGE + "/history"
 REFERENCE_RESTORE = REFERENCE_PAGE + "/restore/{revision_id}"
+REFERENCE_RETIRE = REFERENCE_PAGE + "/retire"
 ADMIN_CONFLICTS = "/admin/conflicts"
 KEPT_RESULT = "/results/{token}"
 # Under API_V1.

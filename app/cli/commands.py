@@ -172,6 +172,8 @@ def export(ctx: click.Context, folder: Path) -> None:
     report = folder_sync.export_references(settings_of(ctx), folder)
     total = len(report.written) + report.unchanged
     click.echo(f"{total} references exported to {folder}: {len(report.written)} written.")
+    if report.removed:
+        click.echo(f"Files of retired references removed: {', '.join(report.removed)}.")
 
 
 @cli.command()

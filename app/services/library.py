@@ -84,7 +84,10 @@ class Library:
             known = self._catalog.references if self._catalog else {}
             folder = self.settings.references_dir
             release = self._release_check(roll_back)
-            report = sync_folder(session, folder, self.parsed_files, known, release)
+            database_mode = self.settings.store_of_record == "database"
+            report = sync_folder(
+                session, folder, self.parsed_files, known, release, skip_retired=database_mode
+            )
             self._catalog = build_catalog(
                 *read_index(session, self.parsed_rows),
                 tuple(report.problems),

@@ -18,7 +18,7 @@ from ..domain.references.folder import ParsedFiles, read_folder
 from ..domain.references.problems import Problem
 from ..domain.references.reading import reading_of
 from .changes import announce_change
-from .models import AliasRow, ConflictRow, IndexStateRow, ReferenceRow, utc_now
+from .models import AliasRow, ConflictRow, IndexStateRow, ReferenceRow, RetiredRow, utc_now
 from .readings import StoredReferences, seed
 from .releases import ReleaseCheck, Verdict, claim_release, release_stamp
 from .revisions import record_revision
@@ -86,6 +86,7 @@ def sync_folder(
     memo: ParsedFiles | None = None,
     known: Mapping[str, Reference] | None = None,
     release: ReleaseCheck | None = None,
+    skip_retired: bool = False,
 ) -> SyncReport:
     """Load what changed in `folder` into the index, in one transaction; broken files are
     reported and the last good version of such a file keeps serving, as does the database's
@@ -93,7 +94,9 @@ def sync_folder(
     `memo` and the references served now (`known`), an unchanged file is not parsed again
     and its row is taken as it is (see `read_folder`). With `release` (database mode), a
     folder that is an older release than the newest one loaded changes nothing at all
-    (see `releases.py`)."""
+    (see `releases.py`). With `skip_retired` (database mode), a file holding the very text
+    a reference was retired with is not imported again; in folder mode the folder is the
+    store of record, so a file that comes back brings its reference back."""
     memo = memo if memo is not None else ParsedFiles()
     # A row's document is read only where a file was parsed again (`_sync_file`) or its
     # reference is taken from the row (`StoredReferences`): at 10,000 references the
@@ -112,13 +115,17 @@ def sync_folder(
         if verdict == "older":
             return SyncReport([], [], [], 0, [], release=verdict)
     outcome = _Outcome(kept=_ids_of_broken_files(contents.problems, folder))
+    retired = retired_hashes(session) if skip_retired else {}
     for reference in contents.references:
+        if reference.id not in rows and retired.get(reference.id) == reference.content_hash:
+            continue  # the text retired since: a file an export has not removed yet
         data = contents.sources[reference.id]
         fresh = reference.id not in contents.remembered
         _sync_file(session, outcome, reference, rows.get(reference.id), data, fresh)
     present = {reference.id for reference in contents.references} | outcome.kept
     removed = _sync_gone(outcome, [row for key, row in rows.items() if key not in present])
-    _remove(session, removed)
+    remove_references(session, removed)
+    unretire(session, outcome.added)
     alias_problems = _replace_aliases(session, outcome.served, keep=outcome.kept)
     _replace_conflicts(session, outcome.conflicts)
     if outcome.added or outcome.updated or removed or outcome.reparsed:
@@ -245,13 +252,16 @@ def store_reference(
     session.add(row or fresh)
     if synced:
         return
+    unretire(session, [reference.id])
     session.exec(delete(AliasRow).where(col(AliasRow.reference_id) == reference.id))
     session.flush()
     session.add_all(AliasRow(alias=alias, reference_id=reference.id) for alias in reference.aliases)
 
 
-def _remove(session: Session, removed: list[str]) -> None:
+def remove_references(session: Session, removed: list[str]) -> None:
+    """Take references out of the index, with their aliases and any conflict."""
     if removed:
+        session.exec(delete(ConflictRow).where(col(ConflictRow.reference_id).in_(removed)))
         session.exec(delete(AliasRow).where(col(AliasRow.reference_id).in_(removed)))
         session.exec(delete(ReferenceRow).where(col(ReferenceRow.id).in_(removed)))
 
@@ -275,6 +285,19 @@ def _replace_aliases(
                 continue
             session.add(AliasRow(alias=alias, reference_id=reference.id))
     return problems
+
+
+def retired_hashes(session: Session) -> dict[str, str]:
+    """The text hash each retired reference had when it was retired, by id."""
+    query = select(RetiredRow.reference_id, RetiredRow.content_hash)
+    return dict(session.exec(query).all())
+
+
+def unretire(session: Session, reference_ids: list[str]) -> None:
+    """A text saved or imported under a retired id brings the reference back."""
+    if reference_ids:
+        query = delete(RetiredRow).where(col(RetiredRow.reference_id).in_(reference_ids))
+        session.exec(query)
 
 
 def index_version(session: Session) -> int:

@@ -193,3 +193,18 @@ class KeptPasteRow(SQLModel, table=True):
     lines: int
     stored_bytes: int = Field(description="len(text_z): what the row costs, for the budget.")
     created_at: dt.datetime = Field(default_factory=utc_now, index=True)
+
+
+class RetiredRow(SQLModel, table=True):
+    """A reference taken out of the index on purpose: its revisions stay, its id answers
+    410 (or sends to the reference that replaced it) until a text of it is saved again."""
+
+    __tablename__ = "retired_reference"
+
+    reference_id: str = Field(primary_key=True, max_length=80)
+    title: str
+    content_hash: str = Field(max_length=64, description="SHA-256 of its text when retired.")
+    author: str
+    reason: str = Field(max_length=500)
+    replaced_by: str | None = Field(default=None, max_length=80)
+    retired_at: dt.datetime = Field(default_factory=utc_now)

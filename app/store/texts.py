@@ -19,9 +19,10 @@ from .files import (
     reference_file,
     replace,
     storage_error,
+    text_and_hash,
     write_temporary,
 )
-from .models import ReferenceRow, RevisionRow
+from .models import ReferenceRow, RetiredRow, RevisionRow
 
 logger = logging.getLogger(__name__)
 
@@ -32,6 +33,7 @@ class ExportReport:
 
     written: list[str]
     unchanged: int
+    removed: list[str]  # files of retired references, which held the text retired
 
 
 def current_text(
@@ -95,8 +97,27 @@ def export_texts(session: Session, folder: Path) -> ExportReport:
             continue
         replace(write_temporary(path, data), path)
         written.append(reference_id)
-    logger.info("exported %d references, %d changed", len(texts), len(written))
-    return ExportReport(written, len(texts) - len(written))
+    removed = _remove_retired(session, folder)
+    logger.info(
+        "exported %d references, %d changed, %d retired removed",
+        len(texts),
+        len(written),
+        len(removed),
+    )
+    return ExportReport(written, len(texts) - len(written), removed)
+
+
+def _remove_retired(session: Session, folder: Path) -> list[str]:
+    """Delete the files of retired references that still hold the text they were retired
+    with (a file edited since is left for the docs team to decide); returns their ids."""
+    removed = []
+    for row in session.exec(select(RetiredRow).order_by(col(RetiredRow.reference_id))):
+        path = export_target(folder, row.reference_id)
+        found = text_and_hash(path)
+        if found is not None and found[1] == row.content_hash:
+            path.unlink()
+            removed.append(row.reference_id)
+    return removed
 
 
 def export_target(folder: Path, reference_id: str) -> Path:

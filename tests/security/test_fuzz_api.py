@@ -33,6 +33,7 @@ OPERATIONS = [
     "GET /api/v1/references/{reference_id}",
     "GET /api/v1/references/{reference_id}/text",
     "PUT /api/v1/references/{reference_id}",
+    "POST /api/v1/references/{reference_id}/retire",
     "GET /api/v1/calculators",
     "GET /api/v1/calculators/{name}",
     "POST /api/v1/calculators/{name}",
@@ -56,7 +57,8 @@ def target(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Target]:
     with TestClient(create_app(app_settings)) as client:
         raw = client.get("/openapi.json").json()
         etag = client.get("/api/v1/references/stuck-rank").headers["etag"]
-        # The PUT is fuzzed as a signed-in editor, so generated bodies reach the validator.
+        # The PUT and the retirement are fuzzed as a signed-in editor, so generated bodies
+        # reach the validator.
         auth = {"authorization": f"Bearer {new_editor(client, 'fuzzer')}", "if-match": etag}
         yield Target(client, schemathesis.openapi.from_dict(raw), raw, auth)
 
@@ -84,7 +86,7 @@ MODES = [GenerationMode.POSITIVE, GenerationMode.NEGATIVE]
 @pytest.mark.parametrize("label", OPERATIONS)
 def test_no_generated_request_gets_a_5xx(target: Target, label: str, mode: GenerationMode) -> None:
     method, path = label.split(" ", 1)
-    headers = target.auth if method == "PUT" else None
+    headers = target.auth if method == "PUT" or path.endswith("/retire") else None
     fuzz_operation(target, target.schema[path][method], mode, headers=headers)
 
 

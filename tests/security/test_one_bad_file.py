@@ -87,10 +87,10 @@ def test_a_failed_reload_is_tried_again_on_the_next_poll(
         real_sync = index.sync_folder
         failures = iter([OSError("a moment of trouble")])
 
-        def flaky(*args: object) -> object:
+        def flaky(*args: object, **keywords: object) -> object:
             for failure in failures:
                 raise failure
-            return real_sync(*args)  # type: ignore[arg-type]
+            return real_sync(*args, **keywords)  # type: ignore[arg-type]
 
         monkeypatch.setattr("failref.services.library.sync_folder", flaky)
         with pytest.raises(OSError, match="a moment of trouble"):

@@ -7,11 +7,13 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, Path, Query, Request
 from fastapi.responses import Response
+from starlette.concurrency import run_in_threadpool
 
 from ...domain.calculators import CALCULATORS, get_calculator
 from ...domain.catalog import ReferenceFilter, get_reference, list_references
-from ...errors import UnsupportedMediaType
+from ...errors import NotFound, UnsupportedMediaType
 from ...services.analysis import match_message, scan_text
+from ...services.retiring import raise_if_retired
 from ...services.scan_schemas import ScanRequest, ScanResponse
 from ...services.schemas import (
     CalculatorInfo,
@@ -95,7 +97,7 @@ def api_list_references(
 @router.get(
     API_REFERENCE,
     response_model=ReferenceDetail,
-    responses=NOT_FOUND,
+    responses=errors(404, 410),
     tags=["references"],
     summary="Get one reference",
 )
@@ -104,7 +106,11 @@ async def api_get_reference(request: Request, reference_id: ReferenceId) -> Resp
     The `ETag` names the file's version; send it as `If-Match` with a `PUT`."""
     # Known ids are usually answered before routing by fast_reads.ReferenceReads, the same way.
     catalog = catalog_of(request)
-    reference = get_reference(catalog, reference_id)
+    try:
+        reference = get_reference(catalog, reference_id)
+    except NotFound as missing:
+        library = request.app.state.library
+        await run_in_threadpool(raise_if_retired, library, reference_id, missing)
     reply = reference_response(
         catalog,
         reference,

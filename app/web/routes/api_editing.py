@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Header, Request
 from fastapi.responses import Response
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 from ...errors import (
@@ -18,12 +18,14 @@ from ...errors import (
 )
 from ...services.editing import Edit, editable_file, existing_file, save_as_editor
 from ...services.library import Library
+from ...services.retiring import MAX_REASON_CHARS, retire_reference
 from ...urls import API_REFERENCE, API_V1
 from ..bodies import SafeBodyRoute, media_type
 from ..deps import LibraryDep
 from ..guards import EditorDep
 from ..middleware.fast_reads import entity_tag, names_version
-from .api import ReferenceId, reference_url
+from ..templating import page_path
+from .api import ReferenceId, reference_url, require_json
 from .openapi import EDITOR_TOKEN, errors
 
 MARKDOWN_TYPES = frozenset({"text/markdown", "text/x-markdown", "text/plain"})
@@ -158,3 +160,63 @@ def _base_from(if_match: str | None, library: Library, reference_id: str) -> str
         found = editable_file(library, reference_id)
         return found[1] if found else "*"
     return if_match.strip().removeprefix("W/").strip('"')
+
+
+class RetireRequest(BaseModel):
+    """Why a reference is retired, and the reference that replaces it, if one does."""
+
+    reason: str = Field(min_length=1, max_length=MAX_REASON_CHARS)
+    replaced_by: str | None = Field(
+        default=None, description="A served reference's id; its page then takes the old id's."
+    )
+
+
+class Retired(BaseModel):
+    """An acknowledged retirement."""
+
+    id: str
+    retired_at: str = Field(description="ISO 8601, UTC.")
+    reason: str
+    replaced_by: str | None
+    history_url: str = Field(
+        description="The revisions' page, kept (editors); restoring one brings it back."
+    )
+
+
+@router.post(
+    API_REFERENCE + "/retire",
+    response_model=Retired,
+    dependencies=[Depends(require_json), Depends(EDITOR_TOKEN)],
+    responses=errors(400, 401, 403, 404, 409, 412, 415, 422, 428, 503, 507),
+    summary="Retire a reference",
+)
+def api_retire_reference(
+    request: Request,
+    reference_id: ReferenceId,
+    body: RetireRequest,
+    editor: EditorDep,
+    library: LibraryDep,
+    if_match: Annotated[
+        str | None, Header(description="The ETag of the version retired; without it, 428.")
+    ] = None,
+) -> Retired:
+    """Take a reference out of service: it leaves every list and match at once, its
+    revisions stay, and `GET` of it answers 410 with the reason (its page sends readers
+    to `replaced_by` when one is named). A later `PUT` with `If-None-Match: *` under the
+    same id brings it back."""
+    base = _base_from(if_match, library, reference_id)
+    if base is None:
+        raise PreconditionRequired("send If-Match with the ETag of the version you retire")
+    try:
+        row = retire_reference(
+            library, reference_id, base, editor.name, body.reason, body.replaced_by
+        )
+    except StaleBase as error:
+        raise PreconditionFailed(str(error), field="If-Match") from None
+    return Retired(
+        id=row.reference_id,
+        retired_at=row.retired_at.isoformat(timespec="seconds"),
+        reason=row.reason,
+        replaced_by=row.replaced_by,
+        history_url=page_path(request, "reference_history", reference_id=reference_id),
+    )

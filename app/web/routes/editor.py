@@ -11,9 +11,9 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from ...domain.references.frontmatter import split_front_matter
 from ...domain.references.problems import InvalidReference, Problem
 from ...errors import AuthError, FailrefError, FrontMatterError, InvalidInput, StaleBase
-from ...services import conflicts, editing, editors, preview, readers
+from ...services import conflicts, editing, editors, preview, readers, retiring
 from ...services.library import Library
-from ...urls import REFERENCE_EDIT, REFERENCE_HISTORY, REFERENCE_RESTORE
+from ...urls import REFERENCE_EDIT, REFERENCE_HISTORY, REFERENCE_RESTORE, REFERENCE_RETIRE
 from ..bodies import SafeBodyRoute
 from ..deps import LibraryDep
 from ..guards import (
@@ -115,6 +115,7 @@ def logout(
 def _editor_page(
     request: Request, draft: Draft, editor: Editor, status: int = 200, **extra: Any
 ) -> HTMLResponse:
+    library: Library = request.app.state.library
     context = {
         "draft": draft,
         "editor": editor,
@@ -122,6 +123,7 @@ def _editor_page(
         "preview": None,
         "conflict": None,
         "kept_draft": None,
+        "reference_ids": sorted(set(library.catalog.references) - {draft.reference_id}),
     }
     context.update(extra)
     return page(request, "edit.html", status=status, **context)
@@ -244,6 +246,42 @@ def _preview(request: Request, library: Library, editor: Editor, draft: Draft) -
     return _editor_page(request, draft, editor, preview=shown)
 
 
+@router.post(REFERENCE_RETIRE, response_class=HTMLResponse, name="retire_reference")
+def retire_submit(
+    request: Request,
+    reference_id: str,
+    editor: EditorDep,
+    library: LibraryDep,
+    reason: Annotated[str, Form(max_length=2_000)] = "",
+    replaced_by: Annotated[str, Form(max_length=200)] = "",
+    base: Annotated[str, Form(max_length=64)] = "",
+    csrf_token: Annotated[str, Form()] = "",
+) -> Response:
+    """Retire the reference at the version the form showed; its page then says so (or sends
+    readers on to its replacement). A problem shows the edit page again, the form open."""
+    check_csrf(editor, csrf_token)
+    try:
+        retiring.retire_reference(library, reference_id, base, editor.name, reason, replaced_by)
+    except (InvalidInput, StaleBase) as error:
+        text, current = editing.existing_file(library, reference_id)
+        draft = Draft(reference_id, text, current)
+        problem = (
+            str(error)
+            if isinstance(error, InvalidInput)
+            else ("the reference changed since this page was opened: read it again, then retire it")
+        )
+        return _editor_page(
+            request,
+            draft,
+            editor,
+            status=error.status,
+            retire_error=problem,
+            retire_reason=reason,
+            retire_replaced_by=replaced_by,
+        )
+    return RedirectResponse(page_path(request, "reference_page", reference_id=reference_id), 303)
+
+
 # History -----------------------------------------------------------------------------------
 
 
@@ -253,7 +291,15 @@ def history(
 ) -> HTMLResponse:
     """Every revision with author, time, message and its diff against the one before."""
     entries = editing.history(library, reference_id)
-    return page(request, "history.html", reference_id=reference_id, entries=entries, editor=editor)
+    retired = retiring.retirement(library, reference_id)
+    return page(
+        request,
+        "history.html",
+        reference_id=reference_id,
+        entries=entries,
+        editor=editor,
+        retired=retired,
+    )
 
 
 @router.post(REFERENCE_RESTORE, name="restore_revision")
@@ -269,7 +315,9 @@ def restore(
     check_csrf(editor, csrf_token)
     number, text = editing.revision_text(library, reference_id, revision_id)
     found = editing.editable_file(library, reference_id)
-    draft = Draft(reference_id, text, found[1] if found else "", f"restored revision {number}")
+    message = f"restored revision {number}"
+    # A retired reference (no file, no text) comes back as a new one.
+    draft = Draft(reference_id, text, found[1] if found else "", message, creating=found is None)
     return _save(request, library, editor, draft)
 
 

@@ -38,6 +38,7 @@ MEANINGS = {
     403: "Editing is off, or the request came from another site.",
     404: "Unknown id or name.",
     409: "Another reference took this id or alias meanwhile.",
+    410: "The reference was retired; `error.message` says when, why and what replaced it.",
     412: "The reference changed since that ETag; `diff` shows how.",
     413: "Body over the configured size limit.",
     415: "Body is not application/json.",

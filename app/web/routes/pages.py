@@ -33,8 +33,10 @@ from ...services.readers import (
     record_feedback,
     record_outcome,
 )
+from ...services.retiring import retirement
 from ...services.schemas import confidence_note
 from ...services.side_storage import read_or
+from ...store.models import RetiredRow
 from ...urls import REFERENCE_FEEDBACK, REFERENCE_OUTCOME, REFERENCE_PAGE
 from ..bodies import SafeBodyRoute
 from ..deps import CatalogDep, LibraryDep
@@ -247,7 +249,7 @@ def reference_page(
     try:
         reference = get_reference(catalog, reference_id)
     except NotFound:
-        return page(request, "not_found.html", status=404, missing=reference_id[:100])
+        return missing_reference(request, library, reference_id)
     none_counted: dict[int, int] = {}
     readers = read_or(
         library.side_storage,
@@ -276,7 +278,35 @@ def reference_page(
         feedback=feedback_counts(library, reference.id) if editor else None,
         thanks=request.query_params.get("feedback") == "thanks",
         saved=editor is not None and request.query_params.get("saved") == "1",
+        replaced=replaced_here(library, reference.id, request.query_params.get("from")),
     )
+
+
+def replaced_here(library: Library, reference_id: str, came_from: str | None) -> RetiredRow | None:
+    """The retired reference a reader was sent here from, when this one replaced it."""
+    if not came_from:
+        return None
+    found = read_or(
+        library.side_storage, "a retirement", lambda: retirement(library, came_from), None
+    )
+    return found if found is not None and found.replaced_by == reference_id else None
+
+
+def missing_reference(request: Request, library: Library, reference_id: str) -> Response:
+    """A reference no longer served: sent on to what replaced it (301), its retirement
+    said (410), or not found (404)."""
+    retired = read_or(
+        library.side_storage, "a retirement", lambda: retirement(library, reference_id), None
+    )
+    if retired is None:
+        return page(request, "not_found.html", status=404, missing=reference_id[:100])
+    successor = retired.replaced_by
+    if successor is not None and successor in library.catalog.references:
+        target = page_path(
+            request, "reference_page", {"from": reference_id}, reference_id=successor
+        )
+        return RedirectResponse(target, status_code=301)
+    return page(request, "retired.html", status=410, retired=retired)
 
 
 @router.post(REFERENCE_FEEDBACK, name="reference_feedback")
