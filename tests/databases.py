@@ -191,7 +191,10 @@ def closing_left_connections() -> Iterator[None]:
     opened: list[Any] = []
 
     def remember(dbapi_connection: Any, _record: Any) -> None:
-        opened.append(dbapi_connection)
+        # A pool of another thread (a live server's SQLite, a background writer) may open
+        # a connection meanwhile: it is that thread's, and no PostgreSQL one.
+        if isinstance(dbapi_connection, psycopg.Connection):
+            opened.append(dbapi_connection)
 
     event.listen(Pool, "connect", remember)
     try:

@@ -35,7 +35,8 @@ from failref.web.factory import create_app
 SCREENSHOTS_ENV = "FAILREF_SCREENSHOTS_DIR"
 
 PROBE = Path(__file__).parent / "fixtures" / "script-injection-probe.md"
-SERVER_START_TIMEOUT_S = 20.0
+# Loading the shipped references takes a second or two; a loaded CI machine, far more.
+SERVER_START_TIMEOUT_S = 90.0
 DESKTOP: ViewportSize = {"width": 1280, "height": 900}
 CHROMIUM_ARGS = [
     "--disable-gpu",
@@ -80,8 +81,10 @@ def start_server(settings: Settings) -> LiveServer:
     thread.start()
     deadline = time.monotonic() + SERVER_START_TIMEOUT_S
     while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            raise RuntimeError("the live server did not start")
+        if not thread.is_alive():
+            raise RuntimeError("the live server stopped while starting (see its log above)")
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"the live server did not start in {SERVER_START_TIMEOUT_S} s")
         time.sleep(0.02)
     return LiveServer(f"http://127.0.0.1:{port}", server, thread)
 
