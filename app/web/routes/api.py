@@ -97,7 +97,7 @@ def api_list_references(
 @router.get(
     API_REFERENCE,
     response_model=ReferenceDetail,
-    responses=errors(404, 410),
+    responses=errors(404, 410, 422),
     tags=["references"],
     summary="Get one reference",
 )
