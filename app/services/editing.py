@@ -1,5 +1,6 @@
 """Editing references: validate a text, save it as an editor (the draft kept on a conflict,
-dropped on success), read the file being edited and its history."""
+dropped on success; from the editor page, a change saved meanwhile that does not overlap
+the editor's is merged in), read the file being edited."""
 
 from __future__ import annotations
 
@@ -8,16 +9,17 @@ import logging
 from dataclasses import dataclass, replace
 
 from ..domain.matching.authoring.selfcheck import index_with_edit, message_problems
+from ..domain.references.changes import describe_change
 from ..domain.references.document import Reference
 from ..domain.references.folder import MAX_FILE_BYTES, display_path
-from ..domain.references.merge import conflict_markers, plain_newlines, split_lines
+from ..domain.references.merge import conflict_markers, merge_texts, plain_newlines, split_lines
 from ..domain.references.parser import parse_reference
 from ..domain.references.problems import InvalidReference, Problem
 from ..errors import FailrefError, NotFound, PayloadTooLarge, StaleBase
 from ..store import revisions
 from ..store.files import reference_file
-from ..store.models import DraftRow, RevisionRow
-from ..store.saves import Change, Saved, save_text
+from ..store.models import DraftRow
+from ..store.saves import DELETED, MOVED_ON, Change, Saved, save_text
 from ..store.texts import current_text
 from .library import Library
 
@@ -26,6 +28,8 @@ logger = logging.getLogger(__name__)
 # Neither store is named: the text saved now is the file in folder mode, a row otherwise.
 CONFLICT_LABELS = ("saved now", "your version")
 MARKER_LEFT = "a conflict marker is left in: keep the lines you want, then delete the markers"
+# A save landing between a merge and the merged save is rare; after a few the editor decides.
+MERGE_ATTEMPTS = 3
 
 
 @dataclass(frozen=True)
@@ -44,13 +48,12 @@ class Edit:
 
 
 @dataclass(frozen=True)
-class HistoryEntry:
-    """One revision, its number among the reference's revisions (1 is the oldest) and its
-    diff against the one before."""
+class EditorSave:
+    """An acknowledged save of an editor's text, and whether it merged a change saved since
+    the editor's base."""
 
-    row: RevisionRow
-    number: int
-    diff: str
+    saved: Saved
+    merged: bool = False
 
 
 def file_bytes(text: str) -> bytes:
@@ -121,24 +124,81 @@ def _store(library: Library, reference: Reference, edit: Edit, author: str) -> S
     return saved
 
 
-def save_as_editor(library: Library, editor_id: int, author: str, edit: Edit) -> Saved:
+def save_as_editor(
+    library: Library, editor_id: int, author: str, edit: Edit, *, merge: bool = False
+) -> EditorSave:
     """Save `edit` for an editor. A text that does not validate is refused as it is (the
     front end shows it with its problems). Once it is valid, any failure to store it keeps
     the text as a draft (when the database takes it) before the error goes on to the front
     end, which shows the text again; a conflict's StaleBase carries the diff from the file
-    on disk to it. A save drops the editor's drafts. Line endings are made plain first, so
-    the draft, the diff and the file all hold what the editor meant."""
+    on disk to it. With `merge`, a base that moved on is no conflict when the change saved
+    meanwhile and the editor's touch different lines: the two are merged, checked like any
+    save and saved, saying so in the message. A save drops the editor's drafts. Line endings
+    are made plain first, so the draft, the diff and the file all hold what the editor meant."""
     edit = edit.plain()
     reference = checked_text(library, edit.reference_id, edit.text)
     try:
-        saved = _store(library, reference, edit, author)
+        outcome = _save_or_merge(library, reference, edit, author, merge)
     except FailrefError as error:
         if isinstance(error, StaleBase):
             error.diff = unified_diff(error.current_text or "", edit.text, *CONFLICT_LABELS)
         _keep_draft(library, editor_id, edit)
         raise
     revisions.discard_drafts(library.engine, editor_id, edit.reference_id)
-    return saved
+    return outcome
+
+
+def _save_or_merge(
+    library: Library, reference: Reference, edit: Edit, author: str, merge: bool
+) -> EditorSave:
+    try:
+        return EditorSave(_store(library, reference, edit, author))
+    except StaleBase:
+        base = (
+            revisions.revision_text_by_hash(library.engine, edit.reference_id, edit.base_hash)
+            if merge and edit.base_hash and not edit.creating
+            else None
+        )
+        if base is None:
+            raise
+        return _save_merged(library, edit, base, author)
+
+
+def _save_merged(library: Library, edit: Edit, base: str, author: str) -> EditorSave:
+    """Merge `edit`, made from `base`, with the text saved now and save the merge against
+    it; StaleBase when a stretch overlaps, the merge fails the checks of a save, the
+    reference is gone or it keeps moving on."""
+    theirs = None
+    for _ in range(MERGE_ATTEMPTS):
+        found = editable_file(library, edit.reference_id)
+        if found is None:
+            raise StaleBase(DELETED, None)
+        theirs, version = found
+        merged = merge_texts(base, theirs, edit.text)
+        if merged.conflicts:
+            raise StaleBase(MOVED_ON, theirs)
+        try:
+            reference = checked_text(library, edit.reference_id, merged.text)
+        except InvalidReference as invalid:
+            first = invalid.found[0]
+            message = (
+                "the reference changed since you started and your change merges with it, but "
+                f"the merged text fails the checks of a save ({first}); nothing was saved"
+            )
+            raise StaleBase(message, theirs) from None
+        meanwhile = describe_change(base, theirs)
+        mine = edit.message or describe_change(base, edit.text)
+        merged_edit = replace(
+            edit,
+            text=merged.text,
+            base_hash=version,
+            message=f"{mine}; merged with a change saved meanwhile ({meanwhile})",
+        )
+        try:
+            return EditorSave(_store(library, reference, merged_edit, author), merged=True)
+        except StaleBase:
+            continue  # saved again meanwhile: merge with that
+    raise StaleBase(MOVED_ON, theirs)
 
 
 def _keep_draft(library: Library, editor_id: int, edit: Edit) -> None:
@@ -173,28 +233,6 @@ def check_id(library: Library, reference_id: str) -> None:
 def latest_draft(library: Library, editor_id: int, reference_id: str) -> DraftRow | None:
     """The newest text of this editor for this reference that a conflict kept."""
     return revisions.latest_draft(library.engine, editor_id, reference_id)
-
-
-def history(library: Library, reference_id: str) -> list[HistoryEntry]:
-    """Every revision of a reference, newest first, each with its diff; NotFound for none."""
-    check_id(library, reference_id)
-    rows = revisions.revisions(library.engine, reference_id)
-    if not rows:
-        raise NotFound(f"no revisions of '{reference_id[:100]}'", field="id")
-    older = [row.content for row in rows[1:]] + [""]
-    return [
-        HistoryEntry(row, len(rows) - index, unified_diff(previous, row.content, "before", "after"))
-        for index, (row, previous) in enumerate(zip(rows, older, strict=True))
-    ]
-
-
-def revision_text(library: Library, reference_id: str, revision_id: int) -> tuple[int, str]:
-    """The number (as the history lists it) and text of one revision, or NotFound."""
-    rows = revisions.revisions(library.engine, reference_id)
-    for index, row in enumerate(rows):
-        if row.id == revision_id:
-            return len(rows) - index, row.content
-    raise NotFound(f"no revision {revision_id} of '{reference_id[:100]}'", field="revision")
 
 
 def unified_diff(old: str, new: str, old_name: str, new_name: str) -> str:

@@ -50,6 +50,9 @@ from .texts import database_text
 
 logger = logging.getLogger(__name__)
 
+MOVED_ON = "the reference changed since you started; nothing was saved"
+DELETED = "the reference was deleted since you started; it was not re-created"
+
 
 @dataclass(frozen=True)
 class Saved:
@@ -161,8 +164,8 @@ def check_current(
     if current is None:
         if base_hash is None:
             raise NotFound(f"no reference '{reference_id}'", field="id")
-        raise StaleBase("the reference was deleted since you started; it was not re-created", None)
+        raise StaleBase(DELETED, None)
     if base_hash is None:
         raise MissingBase("say which version you started from (If-Match or base)", field="base")
     if not secrets.compare_digest(current[1], base_hash):
-        raise StaleBase("the reference changed since you started; nothing was saved", current[0])
+        raise StaleBase(MOVED_ON, current[0])

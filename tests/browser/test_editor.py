@@ -360,15 +360,83 @@ def test_history_diffs_are_coloured_and_numbered_as_the_list(
     page.goto("/r/nvlink-errors/history")
     entries = page.locator("ol.history > li")
     assert entries.count() == 2
-    assert [entries.nth(i).get_attribute("value") for i in range(2)] == ["2", "1"]
-    expect(entries.nth(0).locator("h2")).to_contain_text("Revision 2 · ann")
-    expect(entries.nth(1).locator("h2")).to_contain_text("Revision 1 · files")
+    expect(entries.nth(0).locator("h2")).to_have_text("Revision 2")
+    expect(entries.nth(0).locator(".meta").first).to_contain_text("ann")
+    expect(entries.nth(1).locator("h2")).to_have_text("Revision 1")
+    expect(entries.nth(1).locator(".meta").first).to_contain_text("files")
     entries.nth(0).locator("summary").click()
     added = entries.nth(0).locator("ins.diff-add", has_text="A line added in a test.")
     expect(added).to_have_css("background-color", "rgb(218, 251, 225)")
     hunk_header = entries.nth(0).locator(".diff-hunk").first
     expect(hunk_header).to_have_css("background-color", "rgb(243, 240, 255)")
     assert_no_axe_violations(page)
+
+
+MERGED_REFERENCE = "checkpoint-save-stall"
+OLD_TITLE = "title: Checkpoint saves stall training"
+OLD_SUMMARY = "summary: A synchronous checkpoint save stops every GPU"
+
+
+def test_edits_of_the_title_and_the_summary_in_two_tabs_merge_into_the_history(
+    editor_page: Callable[..., Page], screenshots: Path
+) -> None:
+    """Issue 34, item 9: the title (line 3) saved in one tab and the summary (line 4) in
+    another, both from the same base, was a conflict; the history read "edited" for a
+    revision without a message, showed each number twice and had no diff to the text now."""
+    page = editor_page()
+    page.goto(f"/r/{MERGED_REFERENCE}/edit")
+    base = page.input_value("#text")
+    assert base.split("\n")[2].startswith(OLD_TITLE)
+    assert base.split("\n")[3].startswith(OLD_SUMMARY)
+    other = page.context.new_page()
+    other.goto(f"/r/{MERGED_REFERENCE}/edit")
+    other.fill("#text", base.replace(OLD_TITLE, "title: Checkpoint saves stall a training run"))
+    other.fill("input[name=message]", "the title names a run")
+    save(other)
+    assert "saved=1" in other.url
+    page.fill(
+        "#text", base.replace(OLD_SUMMARY, "summary: A synchronous checkpoint save halts every GPU")
+    )
+    save(page)
+    expect(page).to_have_url(re.compile(rf"/r/{MERGED_REFERENCE}/history\?merged=1$"))
+    expect(page.get_by_role("status")).to_contain_text("the text now holds both")
+    saved = page.context.request.get(f"/api/v1/references/{MERGED_REFERENCE}/text").text()
+    assert "title: Checkpoint saves stall a training run" in saved
+    assert "summary: A synchronous checkpoint save halts every GPU" in saved
+    for viewport, name in ((DESKTOP, "history"), (PHONE, "phone-history")):
+        tab = editor_page(viewport=viewport)
+        tab.goto(f"/r/{MERGED_REFERENCE}/history")
+        entries = tab.locator("ol.history > li")
+        expect(entries).to_have_count(3)
+        # Each number shows once: in its heading, with no list marker before it.
+        assert tab.locator("ol.history").evaluate("e => getComputedStyle(e).listStyleType") == (
+            "none"
+        )
+        for index, number in enumerate((3, 2, 1)):
+            entry = entries.nth(index)
+            expect(entry.locator("h2")).to_have_text(f"Revision {number}")
+            head = entry.locator("h2, .meta, .revision-message, .revision-changed")
+            shown = " ".join(head.all_inner_texts())
+            shown = re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", "", shown)
+            assert re.findall(r"\d+", shown) == [str(number)], shown
+            expect(entry.locator("time")).to_have_count(1)
+        expect(entries.nth(0).locator(".revision-message")).to_have_text(
+            "summary changed; merged with a change saved meanwhile (title changed)"
+        )
+        expect(entries.nth(1).locator(".revision-message")).to_have_text("the title names a run")
+        expect(entries.nth(1).locator(".revision-changed")).to_have_text("Title changed")
+        expect(entries.nth(0)).to_contain_text("Same text as now.")
+        assert_no_axe_violations(tab)
+        assert tab.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        tab.screenshot(path=screenshots / f"{name}.png", full_page=True, clip=clip(tab, 1800))
+        entries.nth(2).get_by_role("link", name="Difference to the text now").click()
+        expect(tab.locator("h1")).to_have_text(f"Revision 1 of {MERGED_REFERENCE} and the text now")
+        removed = tab.locator("del.diff-del", has_text=OLD_TITLE)
+        expect(removed).to_have_css("background-color", "rgb(255, 235, 233)")
+        expect(tab.locator("ins.diff-add", has_text="halts every GPU")).to_be_visible()
+        expect(tab.get_by_role("button", name="Restore revision 1")).to_be_visible()
+        assert_no_axe_violations(tab)
+        assert tab.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
 
 
 def test_a_gap_starts_a_reference_holding_only_its_line(editor_page: Callable[..., Page]) -> None:

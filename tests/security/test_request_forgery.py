@@ -147,6 +147,7 @@ EDITOR_PAGES = [
     pytest.param("/r/stuck-rank/edit", id="edit"),
     pytest.param("/new", id="new"),
     pytest.param("/r/stuck-rank/history", id="history"),
+    pytest.param("/r/stuck-rank/history/1", id="revision-to-now"),
     pytest.param("/admin/gaps", id="gaps"),
     pytest.param("/admin/conflicts", id="conflicts"),
 ]

@@ -94,6 +94,7 @@ def test_every_mutating_route_requires_an_editor_or_says_why_not(tmp_path: Any) 
         ("/r/{reference_id}/edit", "GET"),
         ("/new", "GET"),
         ("/r/{reference_id}/history", "GET"),
+        ("/r/{reference_id}/history/{revision_id}", "GET"),
         ("/admin/gaps", "GET"),
         ("/admin/conflicts", "GET"),
     ],

@@ -1,4 +1,5 @@
-"""Saving as an editor: the draft is kept on a conflict (with the diff) and dropped on success."""
+"""Saving as an editor: the draft is kept on a conflict (with the diff) and dropped on success;
+from the editor page, a change saved meanwhile on other lines is merged in."""
 
 from __future__ import annotations
 
@@ -14,9 +15,7 @@ from failref.errors import StaleBase
 from failref.services.editing import (
     Edit,
     editable_file,
-    history,
     latest_draft,
-    revision_text,
     save_as_editor,
     unified_diff,
 )
@@ -24,6 +23,7 @@ from failref.services.editors import add_editor
 from failref.services.library import Library, open_library
 from failref.store.db import writing
 from failref.store.editors import editor_for_token
+from failref.store.revisions import revisions
 
 
 @pytest.fixture
@@ -33,13 +33,17 @@ def library(settings: Settings) -> Iterator[Library]:
     opened.close()
 
 
-@pytest.fixture
-def editor_id(library: Library) -> int:
+def editor_of(library: Library) -> int:
     token = add_editor(library, "ann")
     with writing(library.engine) as session:
         row = editor_for_token(session, token)
     assert row.id is not None
     return row.id
+
+
+@pytest.fixture
+def editor_id(library: Library) -> int:
+    return editor_of(library)
 
 
 def edit_of(library: Library, replacement: str, base: str | None = None) -> Edit:
@@ -71,7 +75,8 @@ def test_a_save_drops_the_editors_drafts(library: Library, editor_id: int) -> No
         save_as_editor(library, editor_id, "ann", edit_of(library, "First try.", "0" * 64))
     saved = save_as_editor(library, editor_id, "ann", edit_of(library, "A host that died."))
     assert latest_draft(library, editor_id, "stuck-rank") is None
-    assert library.catalog.references["stuck-rank"].content_hash == saved.content_hash
+    assert library.catalog.references["stuck-rank"].content_hash == saved.saved.content_hash
+    assert not saved.merged
 
 
 def test_a_browser_s_crlf_is_no_change_in_the_conflict_diff_or_the_draft(
@@ -103,15 +108,8 @@ def test_a_crlf_save_writes_plain_newlines(library: Library, editor_id: int) -> 
     assert found[0] == plain.text
 
 
-def test_history_numbers_revisions_as_the_list_and_ignores_line_endings(
-    library: Library, editor_id: int
-) -> None:
-    save_as_editor(library, editor_id, "ann", edit_of(library, "A host that died."))
-    entries = history(library, "stuck-rank")
-    assert [entry.number for entry in entries] == [2, 1]
+def test_line_endings_are_no_change_in_a_diff() -> None:
     assert unified_diff("a\r\nb\r\n", "a\nb\n", "before", "after") == ""
-    number, text = revision_text(library, "stuck-rank", entries[-1].row.id or 0)
-    assert (number, text) == (1, entries[-1].row.content)
 
 
 def test_an_editor_save_in_database_mode_never_touches_the_folder(
@@ -123,7 +121,7 @@ def test_an_editor_save_in_database_mode_never_touches_the_folder(
         editor = editor_for_token(session, token).id
     assert editor is not None
     before = {path.name: path.read_bytes() for path in references_dir.iterdir()}
-    saved = save_as_editor(library, editor, "ann", edit_of(library, "A host that died."))
+    saved = save_as_editor(library, editor, "ann", edit_of(library, "A host that died.")).saved
     stale = edit_of(library, "A host that hung.", base="0" * 64)
     with pytest.raises(StaleBase):
         save_as_editor(library, editor, "ann", stale)
@@ -131,3 +129,88 @@ def test_an_editor_save_in_database_mode_never_touches_the_folder(
     served = library.catalog.references["stuck-rank"]
     assert (served.content_hash, served.causes[2].title) == (saved.content_hash, "A host that died")
     library.close()
+
+
+TITLE = "title: One rank is stuck while the others wait"
+SUMMARY = "summary: A rank stops making progress and its peers time out in a collective."
+CAUSE_3 = "3. **A dead host.** The process is gone."
+
+
+def current_text(library: Library) -> str:
+    found = editable_file(library, "stuck-rank")
+    assert found is not None
+    return found[0]
+
+
+def two_edits_from_one_base(library: Library, editor_id: int, theirs: str, yours: str) -> Edit:
+    """Save `theirs` (replacing TITLE), as another tab would, and return the edit of `yours`
+    (replacing SUMMARY) made from the same base."""
+    text, base = editable_file(library, "stuck-rank") or ("", "")
+    save_as_editor(
+        library, editor_id, "bob", Edit("stuck-rank", text.replace(TITLE, theirs), base, False, "")
+    )
+    return Edit("stuck-rank", text.replace(SUMMARY, yours), base, False, "")
+
+
+@pytest.mark.parametrize("store", ["folder", "database"])
+def test_a_change_on_the_next_line_merges_is_checked_and_says_so(
+    settings: Settings, store: str
+) -> None:
+    library = open_library(settings if store == "folder" else in_database_mode(settings))
+    editor = editor_of(library)
+    text = current_text(library)
+    mine = two_edits_from_one_base(library, editor, "title: One rank hangs", "summary: It hangs.")
+    outcome = save_as_editor(library, editor, "ann", mine, merge=True)
+    assert outcome.merged
+    merged = text.replace(TITLE, "title: One rank hangs").replace(SUMMARY, "summary: It hangs.")
+    assert editable_file(library, "stuck-rank") == (merged, outcome.saved.content_hash)
+    served = library.catalog.references["stuck-rank"]
+    assert (served.title, served.summary) == ("One rank hangs", "It hangs.")
+    newest = revisions(library.engine, "stuck-rank")[0]
+    assert (newest.author, newest.message) == (
+        "ann",
+        "summary changed; merged with a change saved meanwhile (title changed)",
+    )
+    assert latest_draft(library, editor, "stuck-rank") is None
+    library.close()
+
+
+def test_without_merge_the_same_edit_is_a_conflict(library: Library, editor_id: int) -> None:
+    mine = two_edits_from_one_base(library, editor_id, "title: One rank hangs", "summary: X.")
+    with pytest.raises(StaleBase):
+        save_as_editor(library, editor_id, "ann", mine)
+    assert latest_draft(library, editor_id, "stuck-rank") is not None
+
+
+def test_a_change_to_the_same_line_is_still_a_conflict(library: Library, editor_id: int) -> None:
+    text, base = editable_file(library, "stuck-rank") or ("", "")
+    theirs = Edit("stuck-rank", text.replace(TITLE, "title: Theirs"), base, False, "")
+    save_as_editor(library, editor_id, "bob", theirs)
+    mine = Edit("stuck-rank", text.replace(TITLE, "title: Mine"), base, False, "mine")
+    with pytest.raises(StaleBase) as raised:
+        save_as_editor(library, editor_id, "ann", mine, merge=True)
+    assert raised.value.current_text == theirs.text
+    assert "+title: Mine" in (raised.value.diff or "")
+    assert current_text(library) == theirs.text
+    kept = latest_draft(library, editor_id, "stuck-rank")
+    assert kept is not None
+    assert kept.text == mine.text
+
+
+def test_a_merge_that_fails_the_checks_saves_nothing(library: Library, editor_id: int) -> None:
+    """Each side passes alone; merged, the check names a cause the other side deleted."""
+    text, base = editable_file(library, "stuck-rank") or ("", "")
+    theirs = Edit("stuck-rank", text.replace(CAUSE_3 + "\n", ""), base, False, "")
+    save_as_editor(library, editor_id, "bob", theirs)
+    mine = Edit(
+        "stuck-rank", text.replace("**confirm** cause 1", "**confirm** cause 3"), base, False, ""
+    )
+    with pytest.raises(StaleBase) as raised:
+        save_as_editor(library, editor_id, "ann", mine, merge=True)
+    assert "the merged text fails the checks of a save" in str(raised.value)
+    assert current_text(library) == theirs.text
+
+
+def test_a_base_not_in_the_history_is_a_conflict(library: Library, editor_id: int) -> None:
+    with pytest.raises(StaleBase):
+        save_as_editor(library, editor_id, "ann", edit_of(library, "Mine.", "0" * 64), merge=True)

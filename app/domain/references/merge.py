@@ -3,6 +3,9 @@ from (base), the one saved meanwhile (theirs) and the editor's own (yours).
 
 Changes on one side only, or the same change on both, merge by themselves; a stretch both
 sides changed differently is a conflict, kept with all three versions so a person decides.
+Between two stretches all three versions share, the changes of each side are told apart
+line by line, so edits of adjacent lines (the title on one line, the summary on the next)
+merge; only edits of the same lines, or insertions at the same place, conflict.
 The merged text writes each conflict between git-style markers, which `conflict_markers`
 finds again, so a text with a conflict left in it is never saved by mistake.
 """
@@ -115,7 +118,7 @@ def merge_lines(base: Sequence[str], theirs: Sequence[str], yours: Sequence[str]
             continue
         t_end = in_theirs[anchor] if anchor < len(base) else len(theirs)
         y_end = in_yours[anchor] if anchor < len(base) else len(yours)
-        hunks.append(_changed(base[o:anchor], theirs[t:t_end], yours[y:y_end], o + 1))
+        hunks.extend(_changed(base[o:anchor], theirs[t:t_end], yours[y:y_end], o + 1))
         o, t, y = anchor, t_end, y_end
     return Merge(tuple(hunks))
 
@@ -133,7 +136,7 @@ def _next_anchor(
 
 def _changed(
     base: Sequence[str], theirs: Sequence[str], yours: Sequence[str], base_start: int
-) -> Hunk:
+) -> list[Hunk]:
     kept_base, kept_theirs, kept_yours = tuple(base), tuple(theirs), tuple(yours)
     if kept_theirs == kept_yours:
         kind: HunkKind = "both"
@@ -142,8 +145,96 @@ def _changed(
     elif kept_yours == kept_base:
         kind = "theirs"
     else:
-        kind = "conflict"
-    return Hunk(kind, kept_base, kept_theirs, kept_yours, base_start)
+        return _told_apart(kept_base, kept_theirs, kept_yours, base_start)
+    return [Hunk(kind, kept_base, kept_theirs, kept_yours, base_start)]
+
+
+@dataclass(frozen=True)
+class _Edit:
+    """One side's change to base lines [start, end) (an insertion when they are equal)."""
+
+    side: Literal["theirs", "yours"]
+    start: int
+    end: int
+    lines: tuple[str, ...]
+
+
+def _edits(
+    side: Literal["theirs", "yours"], base: Sequence[str], other: Sequence[str]
+) -> list[_Edit]:
+    matcher = SequenceMatcher(None, base, other, autojunk=False)
+    return [
+        _Edit(side, start, end, tuple(other[first:last]))
+        for tag, start, end, first, last in matcher.get_opcodes()
+        if tag != "equal"
+    ]
+
+
+def _touch(one: _Edit, other: _Edit) -> bool:
+    """Whether two edits of different sides change the same base lines, or insert at the
+    same place, or one inserts inside the lines the other changes; edits of adjacent lines,
+    and an insertion just before or after the lines the other changes, do not touch."""
+    if one.start == one.end and other.start == other.end:
+        return one.start == other.start
+    if one.start == one.end:
+        return other.start < one.start < other.end
+    if other.start == other.end:
+        return one.start < other.start < one.end
+    return one.start < other.end and other.start < one.end
+
+
+def _told_apart(
+    base: tuple[str, ...], theirs: tuple[str, ...], yours: tuple[str, ...], base_start: int
+) -> list[Hunk]:
+    """A stretch both sides changed, cut into the groups of edits that touch: a group of
+    one side's edits merges, a group holding both sides' is a conflict (or the same change)."""
+    edits = sorted(
+        _edits("theirs", base, theirs) + _edits("yours", base, yours),
+        key=lambda edit: (edit.start, edit.end),
+    )
+    groups: list[list[_Edit]] = []
+    for edit in edits:
+        # One side's edits never touch each other (its diff keeps a line between them).
+        if groups and any(_touch(edit, member) for member in groups[-1]):
+            groups[-1].append(edit)
+        else:
+            groups.append([edit])
+    hunks, done = [], 0
+    for group in groups:
+        start, end = min(edit.start for edit in group), max(edit.end for edit in group)
+        if start > done:
+            lines = base[done:start]
+            hunks.append(Hunk("unchanged", lines, lines, lines, base_start + done))
+        hunks.append(_group_hunk(base, group, start, end, base_start))
+        done = end
+    if done < len(base):
+        lines = base[done:]
+        hunks.append(Hunk("unchanged", lines, lines, lines, base_start + done))
+    return hunks
+
+
+def _group_hunk(
+    base: tuple[str, ...], group: list[_Edit], start: int, end: int, base_start: int
+) -> Hunk:
+    theirs = _applied(base, [edit for edit in group if edit.side == "theirs"], start, end)
+    yours = _applied(base, [edit for edit in group if edit.side == "yours"], start, end)
+    sides = {edit.side for edit in group}
+    kind: HunkKind = "conflict" if len(sides) == 2 else "theirs" if "theirs" in sides else "yours"
+    if kind == "conflict" and theirs == yours:
+        kind = "both"
+    return Hunk(kind, base[start:end], theirs, yours, base_start + start)
+
+
+def _applied(base: tuple[str, ...], edits: list[_Edit], start: int, end: int) -> tuple[str, ...]:
+    """Base lines [start, end) with one side's `edits` (in order) made."""
+    lines: list[str] = []
+    done = start
+    for edit in edits:
+        lines.extend(base[done : edit.start])
+        lines.extend(edit.lines)
+        done = edit.end
+    lines.extend(base[done:end])
+    return tuple(lines)
 
 
 def conflict_markers(text: str) -> list[int]:

@@ -93,17 +93,18 @@ async def api_put_reference(
     if base is None and not creating:
         raise PreconditionRequired("send If-Match with the ETag of the version you edited")
     message = request.headers.get("x-change-message", "")[:MAX_CHANGE_MESSAGE_CHARS]
-    edit = Edit(reference_id, text, base, creating, message or "edited through the API")
+    edit = Edit(reference_id, text, base, creating, message)
     try:
-        saved = await run_in_threadpool(save_as_editor, library, editor.id, editor.name, edit)
+        # No merge here: If-Match is a precondition, and a client merges on its 412.
+        outcome = await run_in_threadpool(save_as_editor, library, editor.id, editor.name, edit)
     except StaleBase as error:
         failed = PreconditionFailed(str(error), field="If-Match")
         failed.diff = error.diff
         raise failed from None
-    etag = entity_tag(saved.content_hash)
+    etag = entity_tag(outcome.saved.content_hash)
     body = Saved(
         id=reference_id,
-        revision=saved.revision_id,
+        revision=outcome.saved.revision_id,
         etag=etag,
         url=reference_url(request, reference_id),
     )

@@ -1,4 +1,5 @@
-"""Editor pages: sign in, edit and create references with preview, history, restore, gaps."""
+"""Editor pages: sign in, edit and create references with preview, history, a revision
+against the text now, restore, gaps."""
 
 from __future__ import annotations
 
@@ -12,8 +13,15 @@ from ...domain.references.frontmatter import split_front_matter
 from ...domain.references.problems import InvalidReference, Problem
 from ...errors import AuthError, FailrefError, FrontMatterError, InvalidInput, StaleBase
 from ...services import conflicts, editing, editors, preview, readers, retiring
+from ...services import history as revision_history
 from ...services.library import Library
-from ...urls import REFERENCE_EDIT, REFERENCE_HISTORY, REFERENCE_RESTORE, REFERENCE_RETIRE
+from ...urls import (
+    REFERENCE_EDIT,
+    REFERENCE_HISTORY,
+    REFERENCE_RESTORE,
+    REFERENCE_RETIRE,
+    REFERENCE_REVISION,
+)
 from ..bodies import SafeBodyRoute
 from ..deps import LibraryDep
 from ..guards import (
@@ -198,20 +206,30 @@ def _submit(
     return _preview(request, library, editor, draft)
 
 
-def _save(request: Request, library: Library, editor: Editor, draft: Draft) -> Response:
+def _save(
+    request: Request, library: Library, editor: Editor, draft: Draft, *, merge: bool = True
+) -> Response:
+    """Save the draft; from a base that moved on, a change that touches other lines than the
+    editor's merges (`merge`), and the history shows the merged revision."""
     if draft.reference_id is None:
         return _editor_page(request, draft, editor, status=422, problems=[NO_ID])
-    message = draft.message.strip() or ("created" if draft.creating else "edited")
+    # An empty message stays empty: the history says what such a revision changed.
+    message = draft.message.strip()
     edit = editing.Edit(draft.reference_id, draft.text, draft.base or None, draft.creating, message)
     try:
-        editing.save_as_editor(library, editor.id, editor.name, edit)
+        outcome = editing.save_as_editor(library, editor.id, editor.name, edit, merge=merge)
     except InvalidReference as error:
         return _editor_page(request, draft, editor, status=422, problems=error.found)
     except StaleBase as error:
         return _conflict(request, library, editor, draft, error)
     except FailrefError as error:
         return _editor_page(request, draft, editor, status=error.status, failure=str(error))
-    target = page_path(request, "reference_page", {"saved": "1"}, reference_id=draft.reference_id)
+    if outcome.merged:
+        query = {"merged": "1"}
+        target = page_path(request, "reference_history", query, reference_id=draft.reference_id)
+    else:
+        query = {"saved": "1"}
+        target = page_path(request, "reference_page", query, reference_id=draft.reference_id)
     return RedirectResponse(target, status_code=303)
 
 
@@ -287,10 +305,15 @@ def retire_submit(
 
 @router.get(REFERENCE_HISTORY, response_class=HTMLResponse, name="reference_history")
 def history(
-    request: Request, reference_id: str, editor: EditorDep, library: LibraryDep
+    request: Request,
+    reference_id: str,
+    editor: EditorDep,
+    library: LibraryDep,
+    merged: bool = False,
 ) -> HTMLResponse:
-    """Every revision with author, time, message and its diff against the one before."""
-    entries = editing.history(library, reference_id)
+    """Every revision with author, time, message (or what it changed) and its diff against
+    the one before; `merged` says the newest merged a change saved meanwhile."""
+    entries = revision_history.history(library, reference_id)
     retired = retiring.retirement(library, reference_id)
     return page(
         request,
@@ -299,6 +322,22 @@ def history(
         entries=entries,
         editor=editor,
         retired=retired,
+        merged=merged,
+    )
+
+
+@router.get(REFERENCE_REVISION, response_class=HTMLResponse, name="revision_to_current")
+def revision_to_current(
+    request: Request, reference_id: str, revision_id: int, editor: EditorDep, library: LibraryDep
+) -> HTMLResponse:
+    """One revision against the text now: what restoring it would change."""
+    comparison = revision_history.compare_with_current(library, reference_id, revision_id)
+    return page(
+        request,
+        "revision.html",
+        reference_id=reference_id,
+        comparison=comparison,
+        editor=editor,
     )
 
 
@@ -313,12 +352,13 @@ def restore(
 ) -> Response:
     """Save an old revision's text as a new revision (history is never rewritten)."""
     check_csrf(editor, csrf_token)
-    number, text = editing.revision_text(library, reference_id, revision_id)
+    number, text = revision_history.revision_text(library, reference_id, revision_id)
     found = editing.editable_file(library, reference_id)
     message = f"restored revision {number}"
     # A retired reference (no file, no text) comes back as a new one.
     draft = Draft(reference_id, text, found[1] if found else "", message, creating=found is None)
-    return _save(request, library, editor, draft)
+    # A restore is the old text as it was: merging the text now into it would not be.
+    return _save(request, library, editor, draft, merge=False)
 
 
 # What to write next ------------------------------------------------------------------------

@@ -72,6 +72,73 @@ def test_changes_that_do_not_overlap_merge_by_themselves(
 
 
 @pytest.mark.parametrize(
+    ("theirs", "yours", "expected"),
+    [
+        pytest.param(
+            edit(BASE, 3, "title"),
+            edit(BASE, 4, "summary"),
+            edit(edit(BASE, 3, "title"), 4, "summary"),
+            id="next-line",
+        ),
+        pytest.param(
+            edit(BASE, 4, "summary"),
+            edit(BASE, 3, "title"),
+            edit(edit(BASE, 3, "title"), 4, "summary"),
+            id="line-before",
+        ),
+        pytest.param(
+            edit(edit(BASE, 3, "three"), 5, "five"),
+            edit(BASE, 4, "four"),
+            edit(edit(edit(BASE, 3, "three"), 4, "four"), 5, "five"),
+            id="between-two-of-theirs",
+        ),
+        pytest.param(
+            edit(BASE, 4, ""),
+            edit(BASE, 5, "five"),
+            edit(edit(BASE, 5, "five"), 4, ""),
+            id="deleted-and-edited-next",
+        ),
+        pytest.param(
+            edit(BASE, 4, "added before 4\nline 4"),
+            edit(BASE, 4, "four"),
+            edit(BASE, 4, "added before 4\nfour"),
+            id="insert-before-an-edited-line",
+        ),
+        pytest.param(
+            edit(BASE, 4, "line 4\nadded after 4"),
+            edit(BASE, 4, "four"),
+            edit(BASE, 4, "four\nadded after 4"),
+            id="insert-after-an-edited-line",
+        ),
+    ],
+)
+def test_edits_of_adjacent_lines_merge_by_themselves(
+    theirs: str, yours: str, expected: str
+) -> None:
+    merged = merge_texts(BASE, theirs, yours)
+    assert merged.conflicts == []
+    assert merged.text == expected
+    assert merge_texts(BASE, yours, theirs).text == expected
+
+
+def test_only_the_lines_both_changed_conflict_and_the_adjacent_ones_merge() -> None:
+    theirs = edit(edit(BASE, 3, "three (theirs)"), 5, "five (theirs)")
+    yours = edit(edit(BASE, 4, "four (yours)"), 5, "five (yours)")
+    merged = merge_texts(BASE, theirs, yours)
+    assert [hunk.kind for hunk in merged.hunks] == ["unchanged", "theirs", "conflict", "unchanged"]
+    [conflict] = merged.conflicts
+    assert (conflict.base, conflict.theirs, conflict.yours, conflict.base_start) == (
+        ("line 4", "line 5"),
+        ("line 4", "five (theirs)"),
+        ("four (yours)", "five (yours)"),
+        4,
+    )
+    lines = split_lines(merged.text)
+    assert lines[2] == "three (theirs)"
+    assert merged.conflict_lines() == [4]
+
+
+@pytest.mark.parametrize(
     ("theirs", "yours"),
     [
         pytest.param(edit(BASE, 4, "theirs"), edit(BASE, 4, "yours"), id="same-line"),
@@ -85,6 +152,21 @@ def test_changes_that_do_not_overlap_merge_by_themselves(
             edit(edit(BASE, 4, "four"), 5, "five"),
             edit(BASE, 5, "FIVE"),
             id="overlapping-ranges",
+        ),
+        pytest.param(
+            edit(BASE, 3, "line 3\nadded by them"),
+            edit(BASE, 4, "added by you\nline 4"),
+            id="both-insert-between-the-same-two-lines",
+        ),
+        pytest.param(
+            edit(edit(BASE, 4, "four"), 5, "five"),
+            edit(BASE, 4, "line 4\nadded by you"),
+            id="insert-inside-lines-they-changed",
+        ),
+        pytest.param(
+            edit(edit(BASE, 3, "three"), 4, "four"),
+            edit(edit(BASE, 4, "FOUR"), 5, "FIVE"),
+            id="chained-overlap",
         ),
     ],
 )

@@ -78,6 +78,21 @@ def test_put_with_a_stale_etag_is_412_with_a_diff(client: TestClient, token: str
     assert [d.text for d in drafts] == [text.replace("A dead host.", "Second.")]
 
 
+def test_a_stale_etag_is_412_even_when_the_changes_would_merge(
+    client: TestClient, token: str
+) -> None:
+    """If-Match is a precondition: the API never merges (the editor page does); the client
+    merges on its 412."""
+    text, etag = current(client)
+    title = "title: One rank is stuck while the others wait"
+    summary = "summary: A rank stops making progress and its peers time out in a collective."
+    assert put(client, text.replace(title, "title: X"), token, **{"if-match": etag}).is_success
+    before = state(client)
+    response = put(client, text.replace(summary, "summary: Y."), token, **{"if-match": etag})
+    assert response.status_code == 412
+    assert state(client) == before
+
+
 def test_crlf_bodies_save_plain_newlines_and_diff_only_what_changed(
     client: TestClient, token: str
 ) -> None:

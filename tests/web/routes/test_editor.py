@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -11,13 +12,25 @@ from editing_helpers import form_fields, library_of, new_editor, sign_in
 from fastapi.testclient import TestClient
 from paths import REFERENCES
 from sqlmodel import Session, func, select
+from store_helpers import in_database_mode
 
+from failref.config import Settings
+from failref.services.editing import editable_file
 from failref.store.models import GapRow, RevisionRow
+from failref.web.factory import create_app
 
 WATCHDOG = (
     "[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=42, "
     "OpType=ALLREDUCE) ran for 600012 milliseconds before timing out."
 )
+
+
+TITLE = "title: One rank is stuck while the others wait"
+SUMMARY = "summary: A rank stops making progress and its peers time out in a collective."
+
+
+def folder_of(client: TestClient) -> Path:
+    return library_of(client).settings.references_dir
 
 
 def revision_count(client: TestClient) -> int:
@@ -218,27 +231,80 @@ def test_stale_save_is_409_with_the_overlap_to_decide_and_the_text_kept(
     assert "My change." in again.text
 
 
-def test_changes_that_do_not_overlap_are_merged_ready_to_save(client: TestClient) -> None:
+@pytest.fixture(params=["folder", "database"])
+def store_client(request: pytest.FixtureRequest, settings: Settings) -> Iterator[TestClient]:
+    """A client of an app saving to the folder, or to the database only."""
+    chosen = settings if request.param == "folder" else in_database_mode(settings)
+    with TestClient(create_app(chosen)) as test_client:
+        yield test_client
+
+
+def current_text(client: TestClient) -> str:
+    found = editable_file(library_of(client), "stuck-rank")
+    assert found is not None
+    return found[0]
+
+
+def test_a_stale_save_of_the_next_line_merges_and_saves(store_client: TestClient) -> None:
+    """Issue 34, item 9: the title (line 3) in one tab and the summary (line 4) in another,
+    from the same base, was a conflict."""
+    client = store_client
+    sign_in(client)
+    _, fields = edit_page(client)
+    text = current_text(client)
+    before = revision_count(client)
+    folder = {path.name: path.read_bytes() for path in folder_of(client).iterdir()}
+    theirs = text.replace(TITLE, "title: One rank hangs")
+    first = client.post(
+        "/r/stuck-rank/edit",
+        data={**fields, "text": theirs, "action": "save", "message": "shorter title"},
+        follow_redirects=False,
+    )
+    assert first.status_code == 303
+    mine = text.replace(SUMMARY, "summary: A rank hangs and its peers time out.")
+    response = client.post(
+        "/r/stuck-rank/edit",
+        data={**fields, "text": mine.replace("\n", "\r\n"), "action": "save"},
+        follow_redirects=False,
+    )
+    assert response.status_code == 303
+    assert response.headers["location"] == "/r/stuck-rank/history?merged=1"
+    merged = theirs.replace(SUMMARY, "summary: A rank hangs and its peers time out.")
+    assert current_text(client) == merged
+    assert revision_count(client) == before + 2  # theirs and the merge
+    history = client.get(response.headers["location"])
+    assert "the text now holds both" in history.text
+    newest = history.text.split('<li id="revision-2">')[0]
+    assert "summary changed; merged with a change saved meanwhile (title changed)" in newest
+    assert "Summary changed" in newest
+    if library_of(client).settings.store_of_record == "database":
+        after = {path.name: path.read_bytes() for path in folder_of(client).iterdir()}
+        assert after == folder
+
+
+def test_a_merge_that_fails_the_checks_is_a_conflict_and_saves_nothing(
+    client: TestClient,
+) -> None:
+    """Each change passes alone; merged, the check names the cause the other deleted."""
     sign_in(client)
     text, fields = edit_page(client)
-    path = library_of(client).settings.references_dir / "stuck-rank.md"
-    theirs = text.replace("A dead host.", "A host changed in git.")
-    path.write_text(theirs)
-    # Cause 1, two lines above theirs: apart, so both merge (adjacent lines would overlap).
-    mine = text.replace("Compilation on one rank.", "Compiling on one rank.")
-    response = client.post("/r/stuck-rank/edit", data={**fields, "text": mine, "action": "save"})
-    assert response.status_code == 409
-    assert "Nothing overlaps" in response.text
-    assert 'class="conflict-hunk"' not in response.text
-    merged = theirs.replace("Compilation on one rank.", "Compiling on one rank.")
-    again = form_fields(response.text)
+    path = folder_of(client) / "stuck-rank.md"
+    theirs = text.replace("3. **A dead host.** The process is gone.\n", "")
     saved = client.post(
         "/r/stuck-rank/edit",
-        data={**again, "text": merged, "action": "save"},
+        data={**fields, "text": theirs, "action": "save"},
         follow_redirects=False,
     )
     assert saved.status_code == 303
-    assert path.read_text() == merged
+    mine = text.replace("**confirm** cause 1", "**confirm** cause 3")
+    response = client.post("/r/stuck-rank/edit", data={**fields, "text": mine, "action": "save"})
+    assert response.status_code == 409
+    assert "the merged text fails the checks of a save" in response.text
+    assert "Nothing overlaps" in response.text
+    assert path.read_text() == theirs
+    textarea = response.text.split('name="text"', 1)[1].split("</textarea>", 1)[0]
+    assert "**confirm** cause 3" in html.unescape(textarea)
+    assert "A dead host." not in textarea
 
 
 def test_a_save_with_a_conflict_marker_left_in_is_refused(client: TestClient) -> None:
@@ -262,7 +328,7 @@ def test_a_save_from_a_browser_stores_plain_newlines(client: TestClient) -> None
     client.post("/r/stuck-rank/edit", data={**fields, "text": crlf, "action": "save"})
     path = library_of(client).settings.references_dir / "stuck-rank.md"
     assert path.read_bytes() == text.replace("A dead host.", "A host that died.").encode()
-    newest = client.get("/r/stuck-rank/history").text.split('<li value="1">')[0]
+    newest = client.get("/r/stuck-rank/history").text.split('<li id="revision-1">')[0]
     assert newest.count('<ins class="diff-add">') == 1
     assert newest.count('<del class="diff-del">') == 1
     assert '<ins class="diff-add">+3. **A host that died.** The process is gone.</ins>' in newest
@@ -384,9 +450,79 @@ def test_history_lists_revisions_and_restore_makes_a_new_one(client: TestClient)
     after = client.get("/r/stuck-rank/history").text
     # Numbered as the list is (1 is the oldest), not by database id.
     assert "restored revision 1" in after
-    numbers = re.findall(r'<li value="(\d+)">\s*<h2>Revision (\d+) ', after)
+    numbers = re.findall(r'<li id="revision-(\d+)">\s*<h2>Revision (\d+)</h2>', after)
     assert numbers == [("3", "3"), ("2", "2"), ("1", "1")]
-    assert "Restore revision 1" in after
+    # Revisions 3 and 1 hold the text now: only revision 2 is there to restore.
+    assert re.findall(r"Restore revision (\d+)", after) == ["2"]
+    assert after.count("Same text as now.") == 2
+
+
+def history_entries(client: TestClient) -> list[str]:
+    """The history page's entries, newest first, as HTML."""
+    page = client.get("/r/stuck-rank/history")
+    assert page.status_code == 200
+    assert page.template.name == "history.html"  # type: ignore[attr-defined]
+    return page.text.split('<ol class="history">', 1)[1].split("</ol>", 1)[0].split("<li ")[1:]
+
+
+def test_history_shows_each_number_once_with_its_message_or_what_it_changed(
+    client: TestClient,
+) -> None:
+    """Issue 34, item 9: revisions without a message read "edited", and each number showed
+    twice ("5. Revision 5")."""
+    sign_in(client)
+    text, fields = edit_page(client)
+    edits = [
+        (text.replace(TITLE, "title: One rank hangs"), ""),
+        (text.replace(TITLE, "title: One rank hangs").replace("A dead host.", "B."), "why"),
+    ]
+    for edited, message in edits:
+        data = {**fields, "text": edited, "action": "save", "message": message}
+        assert client.post("/r/stuck-rank/edit", data=data, follow_redirects=False).is_redirect
+        fields = edit_page(client)[1]
+    newest, middle, oldest = history_entries(client)
+    assert "<ol " not in newest  # one list, its markers hidden; the number is in the heading
+    for entry, number in ((newest, 3), (middle, 2), (oldest, 1)):
+        assert entry.startswith(f'id="revision-{number}">')
+        # The words shown, date aside, hold the number once: in "Revision N".
+        shown = re.sub(r"<time.*?</time>|<[^>]+>", " ", "<li " + entry.split("<details>")[0])
+        assert re.findall(r"\d+", shown) == [str(number)]
+        assert "ann" in entry or "files" in entry
+        assert re.search(r'<time datetime="\d{4}-\d\d-\d\dT', entry)
+    assert '<p class="revision-message">why</p>' in newest
+    assert '<p class="revision-changed">Causes changed</p>' in newest
+    assert 'Title changed <span class="meta">(saved without a message)</span>' in middle
+    assert "edited" not in middle
+    assert '<p class="revision-message">loaded from file</p>' in oldest
+    assert '<p class="revision-changed">Created</p>' in oldest
+
+
+def test_each_revision_links_its_difference_to_the_text_now(client: TestClient) -> None:
+    sign_in(client)
+    text, fields = edit_page(client)
+    data = {**fields, "text": text.replace("A dead host.", "Second."), "action": "save"}
+    assert client.post("/r/stuck-rank/edit", data=data, follow_redirects=False).is_redirect
+    newest, oldest = history_entries(client)
+    assert "Same text as now." in newest
+    assert "Difference to the text now" not in newest
+    link = re.search(r'href="(/r/stuck-rank/history/(\d+))">Difference to the text now<', oldest)
+    assert link is not None
+    page = client.get(link.group(1))
+    assert page.status_code == 200
+    assert page.template.name == "revision.html"  # type: ignore[attr-defined]
+    assert "<h1>Revision 1 of" in page.text
+    assert '<del class="diff-del">-3. **A dead host.** The process is gone.</del>' in page.text
+    assert '<ins class="diff-add">+3. **Second.** The process is gone.</ins>' in page.text
+    assert f"/r/stuck-rank/restore/{link.group(2)}" in page.text
+    newest_id = re.search(r'id="revision-2">', newest)
+    assert newest_id is not None
+    missing = client.get("/r/stuck-rank/history/999999")
+    assert missing.status_code == 404
+
+
+def test_the_difference_to_the_text_now_is_for_editors_only(client: TestClient) -> None:
+    new_editor(client)
+    assert client.get("/r/stuck-rank/history/1").status_code == 401
 
 
 def test_gaps_list_shows_redacted_unanswered_queries(client: TestClient) -> None:
