@@ -23,6 +23,8 @@ REFERENCE_REVISION = REFERENCE_HISTORY + "/{revision_id}"
 REFERENCE_RESTORE = REFERENCE_PAGE + "/restore/{revision_id}"
 REFERENCE_RETIRE = REFERENCE_PAGE + "/retire"
 ADMIN_CONFLICTS = "/admin/conflicts"
+ADMIN_GAPS = "/admin/gaps"
+ADMIN_GAP_DISMISS = ADMIN_GAPS + "/{gap_id}/dismiss"
 KEPT_RESULT = "/results/{token}"
 # Under API_V1.
 API_REFERENCES = "/references"

@@ -42,7 +42,7 @@ def match_message(
     effort: a storage fault costs the gap, not the answer)."""
     result = rank_message(library.catalog, text, context, limit)
     if remember and not any(match.confident for match in result.matches):
-        library.gaps.remember([text])
+        library.gaps.remember([text], described(context))
     return result
 
 
@@ -64,9 +64,19 @@ def scan_text(
     result = scan_log(library.catalog.index, log, context, max_lines=library.settings.max_log_lines)
     if remember:
         library.gaps.remember(
-            [line.text for line in result.diagnosis.unrecognised[:MAX_GAPS_PER_SCAN]]
+            [line.text for line in result.diagnosis.unrecognised[:MAX_GAPS_PER_SCAN]],
+            described(context),
         )
     return result
+
+
+def described(context: RunContext | None) -> str:
+    """The run context as the asker typed it, field by field (`framework: vLLM 0.8 ·
+    gpus: 8x H100`), for the gaps list; "" when none was given."""
+    if context is None:
+        return ""
+    given = context.model_dump(exclude_none=True)
+    return " · ".join(f"{name}: {value}" for name, value in given.items() if str(value).strip())
 
 
 def scan_read_log(library: Library, read: LogRead) -> ScanResult:

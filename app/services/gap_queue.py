@@ -55,12 +55,14 @@ class GapQueue:
         self._closed = False
         self._thread: threading.Thread | None = None
 
-    def remember(self, texts: Sequence[str]) -> None:
+    def remember(self, texts: Sequence[str], context: str = "") -> None:
         """Queue the first line of each text, redacted and templated, when storing is on
         (never on a read-only mirror); returns at once."""
         if not texts or not self.settings.store_queries or self.settings.read_only:
             return
-        found = [template for text in texts if (template := gap_template(text)) is not None]
+        found = [
+            template for text in texts if (template := gap_template(text, context)) is not None
+        ]
         if not found:
             return
         with self._changed:

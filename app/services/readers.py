@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from ..config import DEFAULT_MATCH_LIMIT, Settings
 from ..domain.catalog import get_reference
 from ..domain.matching.reading.normalize import normalize_line, restore_error_codes
-from ..errors import InvalidInput
+from ..errors import InvalidInput, NotFound
 from ..store import feedback, gaps, outcomes
 from ..store.db import make_engine, reading, upgrade_database, writing
 from ..store.feedback import FeedbackCounts
@@ -20,10 +20,21 @@ from .library import Library
 
 @dataclass(frozen=True)
 class Gap:
-    """An unanswered query, and its line as a reference's message block would hold it."""
+    """An unanswered query, its line as a reference's message block would hold it, and the
+    reference that now matches it confidently, if one was written since (a reference a
+    reader disputed for it does not count)."""
 
     row: GapRow
     message: str
+    covered_by: str | None = None
+
+
+@dataclass(frozen=True)
+class GapList:
+    """The open gaps, or those set aside, and how many are set aside."""
+
+    gaps: list[Gap]
+    dismissed: int
 
 
 def gap_message(row: GapRow) -> str:
@@ -37,12 +48,39 @@ def gap_message(row: GapRow) -> str:
 GAPS_FLUSH_S = 2.0
 
 
-def list_gaps(library: Library) -> list[Gap]:
-    """The unanswered queries, most asked first; this worker's queued ones written first,
-    so a paste made a moment ago is listed."""
+def list_gaps(library: Library, *, dismissed: bool = False) -> GapList:
+    """The unanswered queries, most asked first, open or (`dismissed`) set aside; this
+    worker's queued ones written first, so a paste made a moment ago is listed. Each is
+    matched again, so a gap a reference covers since says which."""
     library.gaps.flush(GAPS_FLUSH_S)
     with reading(library.engine) as session:
-        return [Gap(row, gap_message(row)) for row in gaps.list_gaps(session)]
+        rows = gaps.list_gaps(session, dismissed=dismissed)
+        set_aside = gaps.count_dismissed(session)
+    found = [Gap(row, gap_message(row), covered_by(library, row)) for row in rows]
+    return GapList(found, set_aside)
+
+
+def covered_by(library: Library, row: GapRow) -> str | None:
+    """The reference that matches a gap's example confidently now, unless a reader said
+    it was the wrong answer for it."""
+    result = rank_message(library.catalog, row.example, None, 1)
+    top = result.matches[0] if result.matches else None
+    if top is None or not top.confident or top.id == row.disputed_id:
+        return None
+    return top.id
+
+
+def gap_covered_by(library: Library, gap_id: int) -> str | None:
+    """The reference that covers a gap now (see `covered_by`); None when none or no gap."""
+    with reading(library.engine) as session:
+        row = session.get(GapRow, gap_id)
+    return covered_by(library, row) if row is not None else None
+
+
+def dismiss_gap(library: Library, gap_id: int, dismissed: bool = True) -> None:
+    """Set a gap aside (or back on the list); NotFound when it is gone (pruned)."""
+    if not gaps.set_dismissed(library.engine, gap_id, dismissed):
+        raise NotFound(f"no unanswered query {gap_id}", field="gap")
 
 
 def gap_template(library: Library, gap_id: int) -> str | None:

@@ -10,8 +10,9 @@ import datetime as dt
 import re
 import unicodedata
 from collections.abc import Sequence
+from typing import NamedTuple
 
-from sqlalchemy import Engine
+from sqlalchemy import Engine, func
 from sqlmodel import Session, col, delete, select
 
 from ..config import GAPS_PAGE_SIZE, Settings
@@ -22,6 +23,7 @@ from .db import forget_deleted, writing
 from .models import GapRow, utc_now
 
 MAX_STORED_CHARS = 2000  # a template longer than this is cut; the column holds no more
+MAX_CONTEXT_CHARS = 300  # the run context kept with a gap's latest example
 # What of a line is redacted before the cut: twice what is stored, ended at a word, so a
 # secret is never cut in two before redaction (its start stored, unrecognised), and a
 # 10 MB line costs no more than a short one.
@@ -88,20 +90,27 @@ def telling_line(text: str) -> str:
     return fallback
 
 
-# A gap as stored: its template (the grouping key) and its latest example.
-Template = tuple[str, str]
+class Template(NamedTuple):
+    """A gap as stored: its template (the grouping key), its latest example and the run
+    context given with that example, all redacted."""
+
+    template: str
+    example: str
+    context: str = ""
 
 
-def gap_template(text: str) -> Template | None:
-    """(template, example) for a query: its telling line, redacted, then masked; None when
-    it has none worth a gap."""
+def gap_template(text: str, context: str = "") -> Template | None:
+    """The template, example and context of a query: its telling line, redacted, then
+    masked, and the context as the asker described the run (redacted, cut to
+    MAX_CONTEXT_CHARS); None when it has no line worth a gap."""
     line = telling_line(text)
     if not line:
         return None
     redacted = redact(line)
     example = visible(redacted)[:MAX_STORED_CHARS]
     template = visible(normalize_line(redacted))[:MAX_STORED_CHARS]
-    return (template, example) if template.strip() else None
+    described = visible(redact(context[: 2 * MAX_CONTEXT_CHARS]))[:MAX_CONTEXT_CHARS]
+    return Template(template, example, described) if template.strip() else None
 
 
 def today() -> dt.datetime:
@@ -115,7 +124,7 @@ def record_gap(session: Session, text: str) -> GapRow | None:
     found = gap_template(text)
     if found is None:
         return None
-    template, example = found
+    template, example, _ = found
     row = session.exec(select(GapRow).where(GapRow.template == template)).first()
     if row is None:
         row = GapRow(template=template, example=example, first_seen=today(), last_seen=today())
@@ -132,20 +141,22 @@ def store_templates(engine: Engine, found: Sequence[Template]) -> None:
     """Count gaps already redacted and templated (`gap_template`), in one short
     transaction: each template once, with how often it came and its latest example, the
     rows it already has read in one query."""
-    counted: dict[str, tuple[int, str]] = {}
-    for template, example in found:
-        times, _ = counted.get(template, (0, ""))
-        counted[template] = (times + 1, example)
+    counted: dict[str, tuple[int, Template]] = {}
+    for each in found:
+        times, _ = counted.get(each.template, (0, each))
+        counted[each.template] = (times + 1, each)
     with writing(engine) as session:
         known = session.exec(select(GapRow).where(col(GapRow.template).in_(list(counted))))
         rows = {row.template: row for row in known}
-        for template, (times, example) in counted.items():
+        for template, (times, latest) in counted.items():
             row = rows.get(template)
             if row is None:
-                row = GapRow(template=template, example=example, count=0, first_seen=today())
+                row = GapRow(template=template, example=latest.example, count=0)
+                row.first_seen = today()
             row.count += times
             row.last_seen = today()
-            row.example = example
+            row.example = latest.example
+            row.context = latest.context
             session.add(row)
         session.commit()
 
@@ -164,10 +175,35 @@ def remember_disputed(engine: Engine, settings: Settings, text: str, reference_i
         session.commit()
 
 
-def list_gaps(session: Session, limit: int = GAPS_PAGE_SIZE) -> list[GapRow]:
-    """The most asked unanswered templates first, then the most recent."""
-    query = select(GapRow).order_by(col(GapRow.count).desc(), col(GapRow.last_seen).desc())
+def list_gaps(
+    session: Session, limit: int = GAPS_PAGE_SIZE, *, dismissed: bool = False
+) -> list[GapRow]:
+    """The most asked unanswered templates first, then the most recent: those still open,
+    or (`dismissed`) those an editor set aside."""
+    query = (
+        select(GapRow)
+        .where(GapRow.dismissed == dismissed)
+        .order_by(col(GapRow.count).desc(), col(GapRow.last_seen).desc())
+    )
     return list(session.exec(query.limit(limit)).all())
+
+
+def count_dismissed(session: Session) -> int:
+    """How many gaps an editor set aside."""
+    query = select(func.count()).select_from(GapRow).where(GapRow.dismissed == True)  # noqa: E712
+    return session.exec(query).one()
+
+
+def set_dismissed(engine: Engine, gap_id: int, dismissed: bool) -> bool:
+    """Set a gap aside (it stays counted, off the list) or back; False when it is gone."""
+    with writing(engine) as session:
+        row = session.get(GapRow, gap_id)
+        if row is None:
+            return False
+        row.dismissed = dismissed
+        session.add(row)
+        session.commit()
+    return True
 
 
 def prune_gaps(session: Session, older_than: dt.timedelta) -> int:

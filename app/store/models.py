@@ -104,6 +104,14 @@ class GapRow(SQLModel, table=True):
         description="The reference a reader said was wrong for it, though it matched "
         "confidently (the latest such report).",
     )
+    context: str = Field(
+        default="",
+        max_length=300,
+        description="The run context given with the latest example, redacted.",
+    )
+    dismissed: bool = Field(
+        default=False, description="An editor set it aside: counted still, off the list."
+    )
 
 
 class FeedbackRow(SQLModel, table=True):

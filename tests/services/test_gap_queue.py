@@ -66,7 +66,7 @@ def test_a_gap_is_redacted_before_it_is_queued(
     queue.remember(["login failed for bob password=hunter2"])
     assert queue.flush(timeout=30)
     assert handed
-    assert not any("hunter2" in template + example for template, example in handed)
+    assert not any("hunter2" in template + example for template, example, _ in handed)
 
 
 @pytest.mark.parametrize("setting", [{"read_only": True}, {"store_queries": False}])

@@ -30,8 +30,9 @@ def test_template_is_redacted_and_masked() -> None:
         "\n  Connection to db.internal failed with password=hunter2 after 3 tries\nmore"
     )
     assert found is not None
-    template, example = found
+    template, example, context = found
     assert "hunter2" not in template + example
+    assert context == ""
     assert "<n>" in template
     assert example == "  Connection to <host> failed with password=<secret> after 3 tries"
 

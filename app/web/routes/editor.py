@@ -16,6 +16,8 @@ from ...services import conflicts, editing, editors, preview, readers, retiring
 from ...services import history as revision_history
 from ...services.library import Library
 from ...urls import (
+    ADMIN_GAP_DISMISS,
+    ADMIN_GAPS,
     REFERENCE_EDIT,
     REFERENCE_HISTORY,
     REFERENCE_RESTORE,
@@ -169,9 +171,11 @@ def edit_submit(
 def new_form(
     request: Request, editor: EditorDep, library: LibraryDep, gap: int | None = None
 ) -> HTMLResponse:
-    """A new reference from the template, or from an unanswered query of the gaps list."""
+    """A new reference from the template, or from an unanswered query of the gaps list
+    (with a warning when a reference covers that query now: edit it, not a duplicate)."""
     text = preview.new_reference_text(library, gap)
-    return _editor_page(request, Draft(None, text, "", creating=True), editor)
+    covered = readers.gap_covered_by(library, gap) if gap is not None else None
+    return _editor_page(request, Draft(None, text, "", creating=True), editor, covered_by=covered)
 
 
 @router.post("/new", response_class=HTMLResponse, name="new_reference_submit")
@@ -355,8 +359,10 @@ def restore(
     number, text = revision_history.revision_text(library, reference_id, revision_id)
     found = editing.editable_file(library, reference_id)
     message = f"restored revision {number}"
-    # A retired reference (no file, no text) comes back as a new one.
-    draft = Draft(reference_id, text, found[1] if found else "", message, creating=found is None)
+    # A retired reference (no text now) comes back as a new one; a file deleted in git is
+    # not re-created by a restore (it answers 404, as a save of it would).
+    creating = found is None and retiring.retirement(library, reference_id) is not None
+    draft = Draft(reference_id, text, found[1] if found else "", message, creating=creating)
     # A restore is the old text as it was: merging the text now into it would not be.
     return _save(request, library, editor, draft, merge=False)
 
@@ -364,13 +370,36 @@ def restore(
 # What to write next ------------------------------------------------------------------------
 
 
-@router.get("/admin/gaps", response_class=HTMLResponse, name="gaps")
-def gaps(request: Request, editor: EditorDep, library: LibraryDep) -> HTMLResponse:
-    """Queries that found no confident match, redacted and grouped, most asked first."""
+@router.get(ADMIN_GAPS, response_class=HTMLResponse, name="gaps")
+def gaps(
+    request: Request, editor: EditorDep, library: LibraryDep, dismissed: bool = False
+) -> HTMLResponse:
+    """Queries that found no confident match, redacted and grouped, most asked first, with
+    the context they were asked in; `?dismissed=true`: those an editor set aside."""
     return page(
         request,
         "gaps.html",
-        gaps=readers.list_gaps(library),
+        listed=readers.list_gaps(library, dismissed=dismissed),
+        showing_dismissed=dismissed,
         editor=editor,
         storing=library.settings.store_queries,
     )
+
+
+@router.post(ADMIN_GAP_DISMISS, name="dismiss_gap")
+def dismiss_gap(
+    request: Request,
+    gap_id: int,
+    editor: EditorDep,
+    library: LibraryDep,
+    _writable: Writable,
+    dismissed: Annotated[bool, Form()] = True,
+    csrf_token: Annotated[str, Form()] = "",
+) -> Response:
+    """Set a gap aside (noise, or nothing to write), or put it back on the list; it keeps
+    being counted either way. Back to the list it was on."""
+    check_csrf(editor, csrf_token)
+    same_origin(request)
+    readers.dismiss_gap(library, gap_id, dismissed)
+    query = {} if dismissed else {"dismissed": "true"}
+    return RedirectResponse(page_path(request, "gaps", query), status_code=303)
