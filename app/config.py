@@ -58,6 +58,15 @@ DATABASE_SCHEMES = ("sqlite:///", "postgresql://", "postgresql+psycopg://", "pos
 GAPS_PAGE_SIZE = 200
 # References a reference page suggests next: those it links to, then those sharing tags.
 RELATED_LIMIT = 5
+# References a browse page (`/references`) shows: a screen or two of cards, about 45 KB.
+BROWSE_PAGE_SIZE = 50
+# References the start page shows of each category, in title order, linking to the rest.
+HOME_SHELF_SIZE = 8
+# References `GET /api/v1/references` and the MCP tool `list_references` answer when no
+# `limit` is given: more than the shipped catalog holds, so it comes in one page.
+DEFAULT_LIST_LIMIT = 100
+# The most one page of that list may hold: about 400 KB of JSON.
+MAX_LIST_LIMIT = 500
 
 # Where a save lands: the reference file (and its index row), or only the database.
 StoreOfRecord = Literal["folder", "database"]

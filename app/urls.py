@@ -7,6 +7,9 @@ the JSON stored at load time) uses the builders below.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from urllib.parse import urlencode
+
 API_PREFIX = "/api/"
 API_V1 = "/api/v1"
 MCP_PATH = "/mcp"
@@ -30,11 +33,19 @@ KEPT_RESULT = "/results/{token}"
 API_REFERENCES = "/references"
 API_REFERENCE = API_REFERENCES + "/{reference_id}"
 API_REFERENCE_PREFIX = API_V1 + API_REFERENCES + "/"
+API_REFERENCE_LIST = API_V1 + API_REFERENCES
 
 
 def reference_path(reference_id: str) -> str:
     """The site path of a reference's page, for answers built without a request."""
     return REFERENCE_PAGE.format(reference_id=reference_id)
+
+
+def reference_list_path(query: Mapping[str, str | None]) -> str:
+    """The API path of a list of references with the non-empty values of `query`, for
+    answers built without a request."""
+    values = {key: value for key, value in query.items() if value}
+    return f"{API_REFERENCE_LIST}?{urlencode(values)}" if values else API_REFERENCE_LIST
 
 
 def reference_id_in_path(href: str) -> str | None:

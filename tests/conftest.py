@@ -20,6 +20,7 @@ from databases import (
 )
 from fastapi.testclient import TestClient
 from paths import DIAGNOSIS, FIXTURES
+from reference_helpers import LONG_INFERENCE, LONG_TRAINING, write_references
 
 from failref.config import Settings
 from failref.services.library import migrate
@@ -173,6 +174,15 @@ def settings(database_url: str, references_dir: Path) -> Settings:
 @pytest.fixture
 def client(settings: Settings) -> Iterator[TestClient]:
     """A client of an app started (lifespan run) on the fixture references."""
+    with TestClient(create_app(settings)) as test_client:
+        yield test_client
+
+
+@pytest.fixture
+def long_client(settings: Settings) -> Iterator[TestClient]:
+    """A client of an app started on the fixture references and the long list's."""
+    write_references(settings.references_dir, LONG_TRAINING)
+    write_references(settings.references_dir, LONG_INFERENCE, "inference")
     with TestClient(create_app(settings)) as test_client:
         yield test_client
 

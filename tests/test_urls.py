@@ -18,6 +18,15 @@ def test_the_api_reference_prefix_answers_a_reference(client: TestClient) -> Non
     assert client.get(urls.API_REFERENCE_PREFIX + "stuck-rank").json()["id"] == "stuck-rank"
 
 
+def test_a_reference_list_path_is_the_route_of_the_api_list(client: TestClient) -> None:
+    routed = client.app.url_path_for("api_list_references")  # type: ignore[attr-defined]
+    assert urls.reference_list_path({}) == str(routed) == "/api/v1/references"
+    query = {"tag": "nccl", "q": None, "limit": "1", "offset": "1"}
+    path = urls.reference_list_path(query)
+    assert path == "/api/v1/references?tag=nccl&limit=1&offset=1"
+    assert [r["id"] for r in client.get(path).json()["references"]] == ["stuck-rank"]
+
+
 @pytest.mark.parametrize(
     ("href", "found"),
     [("/r/stuck-rank", "stuck-rank"), ("/references", None), ("https://x.org/r/a", None)],

@@ -13,7 +13,13 @@ from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.types import CallToolResult, InputRequiredResult, ToolAnnotations
 from pydantic import Field, ValidationError
 
-from ..config import DEFAULT_MATCH_LIMIT, MAX_MATCH_LIMIT, package_version
+from ..config import (
+    DEFAULT_LIST_LIMIT,
+    DEFAULT_MATCH_LIMIT,
+    MAX_LIST_LIMIT,
+    MAX_MATCH_LIMIT,
+    package_version,
+)
 from ..domain import catalog
 from ..domain.calculators import CALCULATORS, Calculator, get_calculator
 from ..domain.matching.reading.context import RunContext
@@ -28,7 +34,7 @@ from ..services.schemas import (
     ReferenceDetail,
     ReferenceList,
 )
-from ..urls import reference_path
+from ..urls import reference_list_path, reference_path
 
 LibraryProvider = Callable[[], Library]
 
@@ -90,13 +96,16 @@ example, and the calculator (name and inputs) that quantifies it, if any. Prose 
 A matching log message never confirms a cause; the evidence checks do, so run them before \
 concluding. An unknown id is an error."""
 
-LIST_DESCRIPTION = """\
+LIST_DESCRIPTION = f"""\
 List references in title order, as summaries (id, title, summary, category, tags, \
 frameworks, phases, hardware). Filters combine and omitted ones match everything: \
 `category` (training, inference, ...), `tag`, `framework` (pytorch, nccl, vllm, ...), \
 `phase` (training, inference, startup, ...) and `q`, words that must all appear in the id, \
 title, summary, tags, frameworks, hardware or messages. Use it to browse; when you have a \
-log line, match_log ranks better. Open one with get_reference."""
+log line, match_log ranks better. Open one with get_reference. The answer is one page of \
+at most `limit` references (default {DEFAULT_LIST_LIMIT}, at most {MAX_LIST_LIMIT}): `total` \
+counts them all, and while `next_offset` is not null, call again with it as `offset` for the \
+next page."""
 
 RUN_DESCRIPTION = """\
 Run a calculator: a small quantitative model of a failure's cost. `inputs` maps input names \
@@ -208,10 +217,16 @@ def _list_tool(library_provider: LibraryProvider) -> Callable[..., ReferenceList
         framework: Filter = None,
         phase: Filter = None,
         q: Annotated[str | None, Field(description="Words that must all appear.")] = None,
+        limit: Annotated[
+            int, Field(ge=1, le=MAX_LIST_LIMIT, description="The most references to answer.")
+        ] = DEFAULT_LIST_LIMIT,
+        offset: Annotated[
+            int, Field(ge=0, description="How many to skip: the last answer's next_offset.")
+        ] = 0,
     ) -> ReferenceList:
         filters = catalog.ReferenceFilter(category, tag, framework, phase, q)
-        references = catalog.list_references(library_provider().catalog, filters)
-        return ReferenceList.of(references, reference_path)
+        found = catalog.page_of_references(library_provider().catalog, filters, offset, limit)
+        return ReferenceList.of(found, reference_path, reference_list_path)
 
     return list_references
 

@@ -4,13 +4,15 @@ CLI), built from the domain's results minus internal detail."""
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Mapping
+from dataclasses import asdict
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..config import DEFAULT_MATCH_LIMIT, MAX_MATCH_LIMIT
 from ..domain.calculators import Calculator, CalculatorResult
+from ..domain.catalog import ReferencePage
 from ..domain.matching.judging.judge import CONFIDENT_THRESHOLD
 from ..domain.matching.reading.context import RunContext
 from ..domain.matching.results import (
@@ -30,6 +32,9 @@ from .input_errors import FieldProblem, LogText
 # Where a reference's page lives; the API asks the router, the MCP tools and CLI
 # `app.urls.reference_path`.
 UrlFor = Callable[[str], str]
+# Where a list of references lives, given its query; the API asks the router, the MCP
+# tools `app.urls.reference_list_path`.
+ListUrl = Callable[[Mapping[str, str | None]], str]
 
 
 class ReferenceSummary(BaseModel):
@@ -63,15 +68,36 @@ class ReferenceSummary(BaseModel):
 
 
 class ReferenceList(BaseModel):
-    """References that passed the filters, in title order."""
+    """One page of the references that passed the filters, in title order."""
 
-    count: int
+    count: int = Field(description="References on this page.")
+    total: int = Field(description="References that passed the filters, on every page.")
+    offset: int = Field(description="Where this page starts in the whole list (0 first).")
+    limit: int = Field(description="The most references a page holds.")
+    next_offset: int | None = Field(
+        description="The `offset` of the next page; null on the last page."
+    )
+    next: str | None = Field(
+        description="Path of the next page, same filters and limit; null on the last page."
+    )
     references: list[ReferenceSummary]
 
     @classmethod
-    def of(cls, references: Iterable[Reference], url_for: UrlFor) -> ReferenceList:
-        summaries = [ReferenceSummary.of(r, url_for(r.id)) for r in references]
-        return cls(count=len(summaries), references=summaries)
+    def of(cls, page: ReferencePage, url_for: UrlFor, list_url: ListUrl) -> ReferenceList:
+        summaries = [ReferenceSummary.of(r, url_for(r.id)) for r in page.references]
+        next_url = None
+        if page.next_offset is not None:
+            paging = {"limit": str(page.limit), "offset": str(page.next_offset)}
+            next_url = list_url(asdict(page.filters) | paging)
+        return cls(
+            count=len(summaries),
+            total=page.total,
+            offset=page.offset,
+            limit=page.limit,
+            next_offset=page.next_offset,
+            next=next_url,
+            references=summaries,
+        )
 
 
 class ReferenceDetail(Reference):

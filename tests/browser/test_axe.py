@@ -51,6 +51,7 @@ PUBLIC_PAGES = [
     pytest.param("/references?q=nccl", 200, id="references-query"),
     pytest.param("/references?q=zzzz-nothing", 200, id="references-query-empty"),
     pytest.param("/references?category=inference", 200, id="references-category"),
+    pytest.param("/references?page=2", 200, id="references-page-2"),
     pytest.param("/calculators", 200, id="calculators"),
     *(pytest.param(f"/calculators/{name}", 200, id=f"calculator-{name}") for name in CALCULATORS),
     pytest.param("/calculators/kv-cache?layers=oops", 422, id="calculator-invalid-input"),

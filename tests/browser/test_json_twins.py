@@ -11,8 +11,11 @@ pytestmark = pytest.mark.browser
 # Page path → the API path giving the same data.
 TWINS = [
     pytest.param("/", "/api/v1/references", id="home"),
-    pytest.param("/references", "/api/v1/references", id="references"),
-    pytest.param("/references?q=nccl", "/api/v1/references?q=nccl", id="references-query"),
+    pytest.param("/references", "/api/v1/references?limit=50", id="references"),
+    pytest.param("/references?q=nccl", "/api/v1/references?q=nccl&limit=50", id="references-query"),
+    pytest.param(
+        "/references?page=2", "/api/v1/references?limit=50&offset=50", id="references-page-2"
+    ),
     pytest.param(
         "/r/kv-cache-exhaustion", "/api/v1/references/kv-cache-exhaustion", id="reference"
     ),

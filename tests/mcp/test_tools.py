@@ -142,6 +142,16 @@ def test_list_references_filters(
     assert [r["id"] for r in body["references"]] == ids
 
 
+def test_list_references_comes_a_page_at_a_time(server: MCPServer) -> None:
+    first = answer(server, "list_references", {"limit": 1})
+    assert (first["count"], first["total"], first["next_offset"]) == (1, 2, 1)
+    assert first["next"] == "/api/v1/references?limit=1&offset=1"
+    second = answer(server, "list_references", {"limit": 1, "offset": first["next_offset"]})
+    assert (second["count"], second["next_offset"], second["next"]) == (1, None, None)
+    pages = first["references"] + second["references"]
+    assert [r["id"] for r in pages] == ["slow-collective", "stuck-rank"]
+
+
 def test_run_calculator_with_defaults_runs_the_worked_example(server: MCPServer) -> None:
     body = answer(server, "run_calculator", {"name": "pipeline-bubble"})
     assert body["outputs"]["step_ms"] == 14200
@@ -273,6 +283,14 @@ def test_a_missing_argument_is_named(server: MCPServer) -> None:
             "/api/v1/references?tag=nccl",
             None,
             id="list",
+        ),
+        pytest.param(
+            "list_references",
+            {"tag": "nccl", "limit": 1},
+            "GET",
+            "/api/v1/references?tag=nccl&limit=1",
+            None,
+            id="list-page",
         ),
         pytest.param(
             "run_calculator",

@@ -9,8 +9,9 @@ from fastapi import APIRouter, Body, Depends, Path, Query, Request
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
+from ...config import DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT
 from ...domain.calculators import CALCULATORS, get_calculator
-from ...domain.catalog import ReferenceFilter, get_reference, list_references
+from ...domain.catalog import ReferenceFilter, get_reference, page_of_references
 from ...errors import NotFound, UnsupportedMediaType
 from ...services.analysis import match_message, scan_text
 from ...services.retiring import raise_if_retired
@@ -87,11 +88,19 @@ def api_list_references(
     q: Annotated[
         str | None, Query(description="Words to find in title, summary, tags, messages.")
     ] = None,
+    limit: Annotated[
+        int, Query(ge=1, le=MAX_LIST_LIMIT, description="The most references to answer.")
+    ] = DEFAULT_LIST_LIMIT,
+    offset: Annotated[
+        int, Query(ge=0, description="How many to skip: the last page's `next_offset`.")
+    ] = 0,
 ) -> ReferenceList:
-    """List the references that pass every given filter, in title order."""
+    """List the references that pass every given filter, in title order, a page at a time:
+    follow `next` until it is null."""
     filters = ReferenceFilter(category, tag, framework, phase, q)
-    references = list_references(catalog, filters)
-    return ReferenceList.of(references, partial(reference_url, request))
+    found = page_of_references(catalog, filters, offset, limit)
+    list_url = partial(page_path, request, "api_list_references")
+    return ReferenceList.of(found, partial(reference_url, request), list_url)
 
 
 @router.get(

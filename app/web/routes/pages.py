@@ -2,22 +2,25 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
+from ...config import BROWSE_PAGE_SIZE, HOME_SHELF_SIZE
 from ...domain.calculators import CALCULATORS, get_calculator
 from ...domain.catalog import (
     Catalog,
     ReferenceFilter,
     facets,
     get_reference,
-    list_references,
+    page_of_references,
     reference_for_code,
     references_using,
     related_references,
     resolve_alias,
+    shelves,
 )
 from ...domain.matching.judging.judge import CONFIDENT_THRESHOLD
 from ...domain.matching.results import CandidateMatch
@@ -47,6 +50,7 @@ from ..views.calculator_panel import CalculatorPanel, build_panel, preset_inputs
 from ..views.check_marks import carried_state, check_board, symptom_boards
 from ..views.kept import KeptLink, set_owner
 from ..views.log_view import linked_lines, log_view
+from ..views.pagination import page_query, pager, twin_query
 from ..views.paste import CONTEXT_LABELS, EXAMPLES, PasteForm, PasteLimits
 from ..views.prefill import prefilled_calculator
 
@@ -100,7 +104,8 @@ def paste_page(
         examples=[e for e in EXAMPLES if e.reference_id in catalog.references],
         frameworks=[name for name, _ in facets(catalog).frameworks],
         phases=PHASES,
-        references=list_references(catalog, ReferenceFilter()),
+        reference_count=len(catalog.references),
+        shelves=shelves(catalog, HOME_SHELF_SIZE),
         threshold=CONFIDENT_THRESHOLD,
         confidence_note=confidence_note(),
     )
@@ -212,16 +217,24 @@ def browse(
     framework: Annotated[str | None, Query()] = None,
     phase: Annotated[str | None, Query()] = None,
     q: Annotated[str | None, Query()] = None,
+    number: Annotated[int, Query(alias="page", ge=1, description="Which page, from 1.")] = 1,
 ) -> HTMLResponse:
-    """All references, filtered by category, tag, framework, phase and text."""
+    """All references, filtered by category, tag, framework, phase and text, a page at a time."""
     filters = ReferenceFilter(category or None, tag or None, framework or None, phase or None, q)
+    offset = (number - 1) * BROWSE_PAGE_SIZE
+    found = page_of_references(catalog, filters, offset, BROWSE_PAGE_SIZE)
+    if number > 1 and not found.references:
+        raise NotFound(f"these references have no page {number}", field="page")
+    query = asdict(filters)
     return page(
         request,
         "browse.html",
-        references=list_references(catalog, filters),
+        references=found.references,
         filters=filters,
         facets=facets(catalog),
         total=len(catalog.references),
+        pager=pager(number, found, lambda n: page_path(request, "browse", query | page_query(n))),
+        json_twin=page_path(request, "api_list_references", query | twin_query(found)),
     )
 
 

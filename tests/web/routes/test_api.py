@@ -7,12 +7,14 @@ import math
 import pytest
 from fastapi.testclient import TestClient
 from openapi_spec_validator import validate
+from reference_helpers import LONG_INFERENCE
 
-from failref.config import Settings
+from failref.config import DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, Settings
 from failref.domain.calculators import CALCULATORS
 from failref.services.input_errors import BLANK_LOG
 from failref.web.factory import create_app
 
+LIST_KEYS = {"count", "total", "offset", "limit", "next_offset", "next", "references"}
 SUMMARY_KEYS = {
     "id",
     "title",
@@ -32,10 +34,50 @@ def test_list_references_returns_summaries_in_title_order(client: TestClient) ->
     assert response.status_code == 200
     assert response.headers["content-type"] == "application/json"
     body = response.json()
-    assert body["count"] == 2
+    assert set(body) == LIST_KEYS
+    assert (body["count"], body["total"], body["offset"], body["limit"]) == (2, 2, 0, 100)
+    assert (body["next_offset"], body["next"]) == (None, None)
     assert [r["id"] for r in body["references"]] == ["slow-collective", "stuck-rank"]
     assert set(body["references"][0]) == SUMMARY_KEYS
     assert body["references"][0]["url"] == "/r/slow-collective"
+
+
+def test_the_list_comes_a_page_at_a_time_each_linking_the_next(long_client: TestClient) -> None:
+    params = {"category": "inference", "limit": "25"}
+    body = long_client.get("/api/v1/references", params=params).json()
+    assert (body["count"], body["total"], body["offset"], body["limit"]) == (25, 60, 0, 25)
+    assert body["next_offset"] == 25
+    assert body["next"] == "/api/v1/references?category=inference&limit=25&offset=25"
+    ids = [r["id"] for r in body["references"]]
+    while body["next"] is not None:
+        body = long_client.get(body["next"]).json()
+        ids += [r["id"] for r in body["references"]]
+    assert (body["offset"], body["count"], body["next_offset"]) == (50, 10, None)
+    assert ids == [f"numbered-{number:03d}" for number in LONG_INFERENCE]
+
+
+def test_by_default_a_page_holds_a_hundred(long_client: TestClient) -> None:
+    body = long_client.get("/api/v1/references").json()
+    assert (body["count"], body["total"], body["next_offset"]) == (DEFAULT_LIST_LIMIT, 132, 100)
+    assert body["next"] == "/api/v1/references?limit=100&offset=100"
+    past = long_client.get("/api/v1/references", params={"offset": "500"}).json()
+    assert (past["count"], past["total"], past["references"], past["next"]) == (0, 132, [], None)
+
+
+@pytest.mark.parametrize(
+    ("params", "field"),
+    [
+        pytest.param({"limit": str(MAX_LIST_LIMIT + 1)}, "limit", id="limit-over-the-maximum"),
+        pytest.param({"limit": "0"}, "limit", id="limit-zero"),
+        pytest.param({"offset": "-1"}, "offset", id="offset-negative"),
+    ],
+)
+def test_a_page_out_of_bounds_is_a_422_naming_the_field(
+    client: TestClient, params: dict[str, str], field: str
+) -> None:
+    response = client.get("/api/v1/references", params=params)
+    assert response.status_code == 422
+    assert response.json()["error"]["field"] == field
 
 
 def test_list_filters_combine(client: TestClient) -> None:

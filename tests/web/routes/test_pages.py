@@ -13,8 +13,9 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 import pytest
 from fastapi.testclient import TestClient
 from httpx import Response
+from reference_helpers import LONG_INFERENCE
 
-from failref.config import DEFAULT_MAX_LOG_LINES, PROJECT_ROOT, Settings
+from failref.config import DEFAULT_MAX_LOG_LINES, HOME_SHELF_SIZE, PROJECT_ROOT, Settings
 from failref.domain.calculators import CALCULATORS, get_calculator
 from failref.services.analysis import LOG_LINE_THRESHOLD
 from failref.web.factory import create_app
@@ -137,7 +138,7 @@ def shipped_client(tmp_path: Path) -> Iterator[TestClient]:
 # Home
 
 
-def test_home_offers_the_paste_form_and_every_reference(client: TestClient) -> None:
+def test_home_offers_the_paste_form_and_the_references(client: TestClient) -> None:
     response = client.get("/")
     assert response.status_code == 200
     assert template_of(response) == "home.html"
@@ -163,6 +164,28 @@ def test_home_offers_the_paste_form_and_every_reference(client: TestClient) -> N
     assert "/r/slow-collective" in page.hrefs()
     assert "/r/stuck-rank" in page.hrefs()
     assert page.alternates() == ["/api/v1/references"]
+
+
+def test_home_shows_the_first_references_of_each_category_and_links_the_rest(
+    long_client: TestClient,
+) -> None:
+    page = parse(long_client.get("/"))
+    shelves = page.find("section", class_="shelves")
+    assert page.find("h2", shelves).text == "The 132 references by category"
+    assert [h.text for h in page.find_all("h3", shelves)] == ["Training (72)", "Inference (60)"]
+    shown = [a.attrs["href"] for a in page.find_all("a", shelves)]
+    training = ["slow-collective"] + [f"numbered-{n:03d}" for n in range(HOME_SHELF_SIZE - 1)]
+    inference = [f"numbered-{n:03d}" for n in LONG_INFERENCE[:HOME_SHELF_SIZE]]
+    assert shown == [
+        *[f"/r/{ref_id}" for ref_id in training],
+        "/references?category=training",
+        *[f"/r/{ref_id}" for ref_id in inference],
+        "/references?category=inference",
+        "/references",
+    ]
+    assert page.find("a", shelves, href="/references?category=training").text == (
+        "All 72 training references"
+    )
 
 
 def test_every_page_has_the_navigation_and_marks_where_you_are(client: TestClient) -> None:
@@ -600,10 +623,71 @@ def test_browse_filters_by_tag_and_text(client: TestClient) -> None:
     assert "/r/stuck-rank" in page.hrefs()
     assert "/r/slow-collective" not in page.hrefs()
     assert "1 of 2 references" in page.find("h2", class_="count").text
-    assert page.alternates() == ["/api/v1/references?tag=hang"]
-    assert parse(client.get("/references")).alternates() == ["/api/v1/references"]
+    assert page.alternates() == ["/api/v1/references?tag=hang&limit=50"]
+    assert parse(client.get("/references")).alternates() == ["/api/v1/references?limit=50"]
+    assert page.find_all("nav", aria_label="Pages of references") == []
     empty = client.get("/references", params={"q": "zzzz"})
     assert "No reference passes these filters" in empty.text
+
+
+def card_ids(page: Document) -> list[str]:
+    """The ids of the references a list's cards link to, in order."""
+    cards = page.find_all("li", class_="card")
+    return [page.find("a", card).attrs["href"].removeprefix("/r/") for card in cards]
+
+
+def test_browse_shows_a_page_at_a_time_and_links_the_next(long_client: TestClient) -> None:
+    response = long_client.get("/references")
+    assert response.status_code == 200
+    page = parse(response)
+    assert card_ids(page) == ["slow-collective"] + [f"numbered-{n:03d}" for n in range(49)]
+    assert page.find("h2", class_="count").text == "132 of 132 references: 1–50 on page 1 of 3"
+    nav = page.find("nav", aria_label="Pages of references")
+    links = [
+        (a.text, a.attrs["href"], a.attrs.get("aria-current")) for a in page.find_all("a", nav)
+    ]
+    assert links == [
+        ("Page 1", "/references", "page"),
+        ("Page 2", "/references?page=2", None),
+        ("Page 3", "/references?page=3", None),
+        ("Next page", "/references?page=2", None),
+    ]
+    assert page.find("a", nav, rel="next").attrs["href"] == "/references?page=2"
+    assert page.alternates() == ["/api/v1/references?limit=50"]
+
+
+def test_browse_pages_keep_the_filters(long_client: TestClient) -> None:
+    response = long_client.get("/references", params={"category": "inference", "page": "2"})
+    page = parse(response)
+    assert card_ids(page) == [f"numbered-{n:03d}" for n in LONG_INFERENCE[50:]]
+    assert page.find("h2", class_="count").text == "60 of 132 references: 51–60 on page 2 of 2"
+    nav = page.find("nav", aria_label="Pages of references")
+    links = [
+        (a.text, a.attrs["href"], a.attrs.get("aria-current")) for a in page.find_all("a", nav)
+    ]
+    assert links == [
+        ("Previous page", "/references?category=inference", None),
+        ("Page 1", "/references?category=inference", None),
+        ("Page 2", "/references?category=inference&page=2", "page"),
+    ]
+    assert page.find_all("a", nav, rel="next") == []
+    assert page.alternates() == ["/api/v1/references?category=inference&limit=50&offset=50"]
+
+
+@pytest.mark.parametrize(
+    ("number", "status", "says"),
+    [
+        pytest.param("4", 404, "these references have no page 4", id="past-the-last"),
+        pytest.param("0", 422, "page", id="zero"),
+        pytest.param("many", 422, "page", id="not-a-number"),
+    ],
+)
+def test_browse_has_no_page_past_the_last(
+    long_client: TestClient, number: str, status: int, says: str
+) -> None:
+    response = long_client.get("/references", params={"page": number})
+    assert response.status_code == status
+    assert says in parse(response).find("main").text
 
 
 # Calculators
