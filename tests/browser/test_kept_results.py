@@ -8,9 +8,12 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from browser.conftest import LiveServer
 from browser.test_pages import PHONE, WATCHDOG, assert_clean, paste, shoot, training_log
 from browser.test_results_next_steps import mark
 from playwright.sync_api import Page, Request, expect
+
+from failref.services.library import Library
 
 RESULT_URL = re.compile(r"/results/[A-Za-z0-9_-]{22}$")
 CARD = "li.root[data-reference-id='nccl-collective-timeout']"
@@ -59,17 +62,19 @@ def test_checks_re_rank_a_kept_result_at_its_address(page: Page) -> None:
 
 
 def test_the_link_opened_elsewhere_shows_the_kept_copy(
-    open_page: Callable[..., Page], console_errors: list[str], screenshots: Path
+    open_page: Callable[..., Page],
+    live_server: LiveServer,
+    console_errors: list[str],
+    screenshots: Path,
 ) -> None:
     paster = open_page()
     paste(paster, training_log({200: WATCHDOG}).replace("loss", "loss on gpu-node-17.internal"))
     address = paster.url
     expect(paster.locator(".share.kept")).to_contain_text("your paste as sent")
+    library: Library = live_server.server.config.app.state.library  # type: ignore[attr-defined]
+    assert library.kept.flush(timeout=60)  # stored (its "on its way" page: route tests)
     reader = open_page(viewport=PHONE)
     reader.goto(address)
-    while reader.locator("h1").inner_text().startswith("Your result is on its way"):
-        with reader.expect_navigation():  # the page reloads itself until the copy is stored
-            pass
     expect(reader.locator("h1")).to_contain_text("Line 200")
     expect(reader.locator(".share.kept")).to_contain_text("worked out from that kept copy")
     expect(reader.locator("#log")).not_to_contain_text("gpu-node-17")
