@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from ..config import Settings
+from ..domain.matching.reading.context import RunContext
 from ..domain.matching.reading.lines import count_lines
 from ..domain.redact import redact, redact_in_pieces
 from ..store.db import Engine, writing
@@ -114,18 +115,32 @@ class KeptResults:
             created_at=utc_now(),
             made=time.monotonic(),
         )
+        waiting = Waiting(fresh.token, text, context, fresh.created_at, fresh.made)
+        return fresh if self._queue(waiting, fresh) else None
+
+    def keep_for_link(self, text: str, context: dict[str, str]) -> Waiting | None:
+        """Queue a paste for storage only, for a link a script hands to a person (the JSON
+        API's `keep`): nothing is remembered for a paster. None when it is not kept."""
+        if not self.on:
+            return None
+        token = secrets.token_urlsafe(TOKEN_BYTES)
+        waiting = Waiting(token, text, context, utc_now(), time.monotonic())
+        return waiting if self._queue(waiting, None) else None
+
+    def _queue(self, waiting: Waiting, fresh: Fresh | None) -> bool:
         with self._changed:
-            if self._closed or self._waiting_chars() + len(text) > WAITING_CHARS:
+            if self._closed or self._waiting_chars() + len(waiting.text) > WAITING_CHARS:
                 logger.warning("a paste was not kept: %d characters wait already", WAITING_CHARS)
-                return None
-            self._waiting.append(Waiting(fresh.token, text, context, fresh.created_at, fresh.made))
-            self._fresh[fresh.token] = fresh
-            self._forget_stale()
+                return False
+            self._waiting.append(waiting)
+            if fresh is not None:
+                self._fresh[fresh.token] = fresh
+                self._forget_stale()
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="keep-pastes", daemon=True)
                 self._thread.start()
             self._changed.notify_all()
-        return fresh
+        return True
 
     def fresh(self, token: str, owner: str | None) -> Fresh | None:
         """The result just made under `token`, for the one holding its owner secret."""
@@ -224,3 +239,12 @@ class KeptResults:
 def expires_on(created_at: dt.datetime, retention: dt.timedelta) -> dt.date:
     """The day a paste kept at `created_at` is deleted."""
     return (created_at + retention).date()
+
+
+def typed_context(context: RunContext | None) -> dict[str, str]:
+    """The run-context fields a results page's form shows, as text, from the API's context
+    (other keys are not kept)."""
+    if context is None:
+        return {}
+    given = context.model_dump(exclude_none=True)
+    return {name: str(given[name]) for name in RunContext.model_fields if name in given}

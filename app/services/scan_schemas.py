@@ -17,7 +17,15 @@ from ..domain.matching.results import (
 )
 from ..domain.references.document import MessageKind, ReferenceKind
 from .input_errors import LogText
-from .schemas import EXAMPLE_LINE, CandidatePublic, UrlFor, confidence_note, shared_fields
+from .schemas import (
+    EXAMPLE_LINE,
+    KEEP_DESCRIPTION,
+    RESULT_URL_DESCRIPTION,
+    CandidatePublic,
+    UrlFor,
+    confidence_note,
+    shared_fields,
+)
 
 # The OpenAPI document's example of a whole log: progress lines, then the failure.
 EXAMPLE_LOG = "\n".join(
@@ -89,6 +97,7 @@ class ScanRequest(BaseModel):
         examples=[EXAMPLE_LOG],
     )
     context: RunContext | None = Field(default=None, description="What you know of the run.")
+    keep: bool = Field(default=False, description=KEEP_DESCRIPTION)
 
 
 class ScanHitPublic(BaseModel):
@@ -136,6 +145,7 @@ class ScanResponse(BaseModel):
     hits: list[ScanHitPublic]
     diagnosis: DiagnosisPublic
     confidence_note: str
+    result_url: str | None = Field(default=None, description=RESULT_URL_DESCRIPTION)
 
     @classmethod
     def of(cls, result: ScanResult, url_for: UrlFor) -> ScanResponse:
@@ -147,6 +157,7 @@ class ScanResponse(BaseModel):
             )
             for hit in result.hits
         ]
-        shared = shared_fields(result, cls, exclude={"hits", "diagnosis", "confidence_note"})
+        own = {"hits", "diagnosis", "confidence_note", "result_url"}
+        shared = shared_fields(result, cls, exclude=own)
         diagnosis = DiagnosisPublic.of(result.diagnosis, url_for)
         return cls(**shared, hits=hits, diagnosis=diagnosis, confidence_note=confidence_note())

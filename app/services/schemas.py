@@ -194,6 +194,17 @@ EXAMPLE_LINE = (
 )
 
 
+KEEP_DESCRIPTION = (
+    "Keep the paste, redacted (secrets, addresses, host and user names replaced), so that "
+    "its result has a page to hand to a person: `result_url`. Off by default."
+)
+RESULT_URL_DESCRIPTION = (
+    "With `keep`: the path of the result's page (`/results/{token}`), which works a second "
+    "or two later, once the redacted copy is stored, for the site's retention (30 days by "
+    "default); null without `keep`, or when this site keeps no pastes."
+)
+
+
 class MatchRequest(BaseModel):
     """A pasted message (a line, or a block such as a traceback) and what is known of the run."""
 
@@ -209,6 +220,7 @@ class MatchRequest(BaseModel):
         le=MAX_MATCH_LIMIT,
         description="Most references to return.",
     )
+    keep: bool = Field(default=False, description=KEEP_DESCRIPTION)
 
 
 class QueryEcho(BaseModel):
@@ -314,6 +326,7 @@ class MatchResponse(BaseModel):
     )
     confident_threshold: float
     confidence_note: str
+    result_url: str | None = Field(default=None, description=RESULT_URL_DESCRIPTION)
 
     @classmethod
     def of(cls, result: MatchResult, url_for: UrlFor) -> MatchResponse:

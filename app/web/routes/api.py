@@ -14,6 +14,8 @@ from ...domain.calculators import CALCULATORS, get_calculator
 from ...domain.catalog import ReferenceFilter, get_reference, page_of_references
 from ...errors import NotFound, UnsupportedMediaType
 from ...services.analysis import match_message, scan_text
+from ...services.kept_results import typed_context
+from ...services.library import Library
 from ...services.retiring import raise_if_retired
 from ...services.scan_schemas import ScanRequest, ScanResponse
 from ...services.schemas import (
@@ -144,7 +146,8 @@ def api_match(
     as a traceback), best first. A match never confirms a cause: open the reference and run
     its evidence checks."""
     result = match_message(library, body.log, body.context, body.limit, remember=True)
-    return MatchResponse.of(result, partial(reference_url, request))
+    answer = MatchResponse.of(result, partial(reference_url, request))
+    return answer.model_copy(update={"result_url": kept_url(request, library, body)})
 
 
 @json_router.post(
@@ -160,7 +163,16 @@ def api_scan(
     """Find every reference a whole log shows, with the count of matching lines, their line
     numbers and an example line per reference."""
     result = scan_text(library, body.log, body.context, remember=True)
-    return ScanResponse.of(result, partial(reference_url, request))
+    answer = ScanResponse.of(result, partial(reference_url, request))
+    return answer.model_copy(update={"result_url": kept_url(request, library, body)})
+
+
+def kept_url(request: Request, library: Library, body: MatchRequest | ScanRequest) -> str | None:
+    """The page of the paste's result when the body asks to `keep` it and it was kept."""
+    if not body.keep:
+        return None
+    kept = library.kept.keep_for_link(body.log, typed_context(body.context))
+    return None if kept is None else page_path(request, "kept_result", token=kept.token)
 
 
 @router.get(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 from fastapi.testclient import TestClient
@@ -189,6 +190,7 @@ def test_match_ranks_the_reference_whose_message_matches(client: TestClient) -> 
         "healthy_lines",
         "confident_threshold",
         "confidence_note",
+        "result_url",
     }
     assert "text similarity, not a probability" in body["confidence_note"]
     assert set(body["query"]) == {
@@ -565,3 +567,33 @@ def test_the_wave_2b_calculators_give_their_worked_examples(
     response = client.post(f"/api/v1/calculators/{name}", json=inputs)
     assert response.status_code == 200, response.json()
     assert response.json()["outputs"][output] == pytest.approx(expected, abs=1e-3)
+
+
+KEPT_LOG = "\n".join(
+    [*(f"step {n} on gpu-node-17.cluster.internal loss 1.{n}" for n in range(40)), WATCHDOG_LINE]
+)
+
+
+@pytest.mark.parametrize(("path", "log"), [("/api/v1/scan", KEPT_LOG), ("/api/v1/match", KEPT_LOG)])
+def test_keep_gives_a_page_a_person_can_open(client: TestClient, path: str, log: str) -> None:
+    """Issue 34, item 2, for scripts: `keep` stores the paste redacted and answers the path
+    of its result's page; without it nothing is kept and `result_url` is null."""
+    plain = client.post(path, json={"log": log})
+    assert plain.json()["result_url"] is None
+    kept = client.post(path, json={"log": log, "keep": True, "context": {"gpus": "8x H100"}})
+    url = kept.json()["result_url"]
+    assert re.fullmatch(r"/results/[A-Za-z0-9_-]{22}", url)
+    library = client.app.state.library  # type: ignore[attr-defined]
+    assert library.kept.flush(timeout=30)
+    page = client.get(url)
+    assert page.status_code == 200
+    assert "gpu-node-17" not in page.text
+    assert 'value="8x H100"' in page.text
+
+
+def test_keep_on_a_site_that_keeps_nothing_is_null(settings: Settings) -> None:
+    off = settings.model_copy(update={"keep_results": False})
+    with TestClient(create_app(off)) as client:
+        answer = client.post("/api/v1/scan", json={"log": KEPT_LOG, "keep": True})
+    assert answer.status_code == 200
+    assert answer.json()["result_url"] is None
