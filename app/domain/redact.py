@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 SECRET = "<secret>"  # noqa: S105 (the placeholder that replaces secrets)
 MIN_ENTROPY_BITS = 3.5  # per character: keys sit above it, words and paths well below
@@ -255,18 +255,17 @@ _PEM_BEGIN = "-----BEGIN "
 _PEM_END = "-----END "
 
 
-def redact_in_pieces(text: str, piece_chars: int = PIECE_CHARS) -> str:
-    """`redact(text)` a piece of about `piece_chars` at a time, for long texts. A piece
-    ends at a line end and never inside a PEM block, so each piece is redacted as the
-    lines it holds would be on their own (a flag at the end of a piece's last line does
-    not take the next piece's first word as its value)."""
-    pieces: list[str] = []
+def redacted_pieces(text: str, piece_chars: int = PIECE_CHARS) -> Iterator[str]:
+    """`redact(text)` a piece of about `piece_chars` at a time, for long texts: joined, the
+    pieces are the redacted text. A piece ends at a line end and never inside a PEM block,
+    so each piece is redacted as the lines it holds would be on their own (a flag at the
+    end of a piece's last line does not take the next piece's first word as its value);
+    the caller may stop between pieces."""
     start = 0
     while start < len(text):
         end = _piece_end(text, start, piece_chars)
-        pieces.append(redact(text[start:end]))
+        yield redact(text[start:end])
         start = end
-    return "".join(pieces)
 
 
 def _piece_end(text: str, start: int, piece_chars: int) -> int:

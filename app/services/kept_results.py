@@ -26,7 +26,7 @@ from functools import partial
 from ..config import Settings
 from ..domain.matching.reading.context import RunContext
 from ..domain.matching.reading.lines import count_lines
-from ..domain.redact import redact, redact_in_pieces
+from ..domain.redact import redact, redacted_pieces
 from ..store.db import Engine, writing
 from ..store.kept import KeptPaste, keep_paste, prune_kept, read_kept
 from ..store.models import utc_now
@@ -43,6 +43,9 @@ FRESH_S = 600.0
 FRESH_CHARS = 48_000_000
 WAITING_CHARS = 64_000_000
 CLOSE_WAIT_S = 10.0
+# How long closing then waits for the thread to put down what it holds (a piece of
+# redaction, or a write under way).
+STOP_WAIT_S = 30.0
 # A paste waits this long before its redaction starts: the paster's browser asks for the
 # result at once, and its page renders faster without a redaction sharing the interpreter.
 SETTLE_S = 1.0
@@ -184,12 +187,17 @@ class KeptResults:
             )
 
     def close(self) -> None:
-        """Store what is queued (waiting up to CLOSE_WAIT_S), then stop the thread."""
+        """Store what is queued (waiting up to CLOSE_WAIT_S), then stop the thread and wait
+        for it, so that nothing touches the database once the library disposes of it: a
+        paste still being redacted then is dropped between two pieces (logged)."""
         if not self.flush(CLOSE_WAIT_S):
             logger.warning("closing with pastes not yet kept")
         with self._changed:
             self._closed = True
             self._changed.notify_all()
+            thread = self._thread
+        if thread is not None:
+            thread.join(STOP_WAIT_S)
 
     def _waiting_chars(self) -> int:
         in_hand = len(self._in_hand.text) if self._in_hand else 0
@@ -229,7 +237,13 @@ class KeptResults:
             return self._in_hand
 
     def _store(self, item: Waiting) -> None:
-        text = redact_in_pieces(item.text)
+        pieces = []
+        for piece in redacted_pieces(item.text):
+            if self._closed:
+                logger.warning("closing: a paste being redacted was not kept")
+                return
+            pieces.append(piece)
+        text = "".join(pieces)
         context = {name: redact(value) for name, value in item.context.items()}
         paste = KeptPaste(item.token, text, context, count_lines(text), item.created_at)
         keep_paste(self.engine, paste)

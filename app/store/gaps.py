@@ -109,7 +109,9 @@ def gap_template(text: str, context: str = "") -> Template | None:
     redacted = redact(line)
     example = visible(redacted)[:MAX_STORED_CHARS]
     template = visible(normalize_line(redacted))[:MAX_STORED_CHARS]
-    described = visible(redact(context[: 2 * MAX_CONTEXT_CHARS]))[:MAX_CONTEXT_CHARS]
+    described = (
+        visible(redact(context[: 2 * MAX_CONTEXT_CHARS]))[:MAX_CONTEXT_CHARS] if context else ""
+    )
     return Template(template, example, described) if template.strip() else None
 
 

@@ -7,7 +7,7 @@ from paths import LABELLED
 from secret_shapes import SHAPES, Shape
 
 from failref.domain.matching.authoring.labelled import read_labelled
-from failref.domain.redact import redact, redact_in_pieces
+from failref.domain.redact import redact, redacted_pieces
 
 AWS = "AKIAIOSFODNN7EXAMPLE"
 AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
@@ -134,7 +134,7 @@ def test_a_long_text_redacted_in_pieces_is_redacted_as_a_whole() -> None:
     filler = [f"[rank{n}] step {n} loss 1.{n} on {HOST} at {IP}" for n in range(30)]
     lines = [*filler[:10], pem, *[shape.line for shape in SHAPES], *filler[10:], pem]
     text = "\n".join(lines)
-    pieced = redact_in_pieces(text, piece_chars=200)
+    pieced = "".join(redacted_pieces(text, piece_chars=200))
     assert pieced == redact(text)
     assert PEM_BODY not in pieced
     for shape in SHAPES:

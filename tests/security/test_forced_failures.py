@@ -396,7 +396,7 @@ def exploding(*_args: Any, **_kwargs: Any) -> str:
     raise RuntimeError(f"template failed reading {SECRET_PATH}: {SECRET_SQL}")
 
 
-@pytest.mark.parametrize("path", ["/references", "/r/stuck-rank"])
+@pytest.mark.parametrize("path", ["/r/slow-collective", "/r/stuck-rank"])
 def test_an_exception_inside_a_template_gets_the_error_page(
     quiet: TestClient, monkeypatch: pytest.MonkeyPatch, path: str, tmp_path: Path
 ) -> None:

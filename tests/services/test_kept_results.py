@@ -110,3 +110,22 @@ def test_fresh_results_past_the_memory_budget_are_forgotten_oldest_first(
     assert kept.fresh(third.token, third.owner) == third
     assert kept.flush(timeout=30)
     assert kept.read(first.token) is not None  # forgotten in memory, not in storage
+
+
+def test_closing_drops_a_paste_mid_redaction_and_stops_its_thread(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Closing waits CLOSE_WAIT_S for the queue, then stops the thread between two pieces,
+    so nothing opens a connection once the library disposes of its engine."""
+    monkeypatch.setattr(kept_results, "CLOSE_WAIT_S", 0.0)
+    keeper = opened(settings)
+    big = "\n".join(
+        f"[rank{n % 8}] step {n} on gpu-node-{n}.cluster.internal" for n in range(200_000)
+    )
+    fresh = keeper.keep(big, {}, NOTHING, 1)
+    assert fresh is not None
+    keeper.close()
+    assert keeper._thread is not None
+    assert not keeper._thread.is_alive()
+    assert keeper.read(fresh.token) is None
+    keeper.engine.dispose()
