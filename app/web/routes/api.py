@@ -47,11 +47,12 @@ json_router = APIRouter(
     prefix=API_V1, dependencies=[Depends(require_json)], route_class=SafeBodyRoute
 )
 NOT_FOUND = errors(404, 422)
+EXAMPLE_REFERENCE = "nccl-collective-timeout"
 ReferenceId = Annotated[
     str,
     Path(
         description="The reference's id, as in its page's path `/r/{id}`.",
-        examples=["nccl-collective-timeout"],
+        examples=[EXAMPLE_REFERENCE],
     ),
 ]
 CalculatorName = Annotated[

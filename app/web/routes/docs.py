@@ -7,9 +7,11 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 from mcp.server.mcpserver import MCPServer
 
+from ...domain.catalog import Catalog
 from ...urls import MCP_PATH
 from ..templating import page, page_path
 from ..views.api_reference import error_example, operation_groups, tool
+from .api import EXAMPLE_REFERENCE
 
 router = APIRouter(include_in_schema=False)
 
@@ -30,7 +32,10 @@ async def api_docs(request: Request) -> HTMLResponse:
         "api_docs.html",
         section="api",
         groups=operation_groups(
-            request.app.openapi(), base_url, request.scope.get("root_path", "")
+            request.app.openapi(),
+            base_url,
+            request.scope.get("root_path", ""),
+            {"reference_id": example_reference(request.app.state.library.catalog)},
         ),
         tools=tools,
         wrong_body=wrong_body,
@@ -40,3 +45,11 @@ async def api_docs(request: Request) -> HTMLResponse:
         openapi_url=openapi_url,
         json_twin=openapi_url,
     )
+
+
+def example_reference(catalog: Catalog) -> str:
+    """The reference the page's example links open: the documented example when this site
+    serves it (or serves none), else the first it serves."""
+    if not catalog.references or EXAMPLE_REFERENCE in catalog.references:
+        return EXAMPLE_REFERENCE
+    return min(catalog.references)

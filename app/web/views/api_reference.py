@@ -90,7 +90,9 @@ class Tool:
     arguments: tuple[Argument, ...]
 
 
-def operation_groups(document: Schema, base_url: str, root_path: str) -> list[Group]:
+def operation_groups(
+    document: Schema, base_url: str, root_path: str, live: Mapping[str, str]
+) -> list[Group]:
     """Every operation of `document`, each once, under its first tag, tags in the
     document's order; `base_url` goes in front of the paths in curl commands, `root_path`
     in front of those the page links to."""
@@ -98,7 +100,7 @@ def operation_groups(document: Schema, base_url: str, root_path: str) -> list[Gr
     for path, item in document["paths"].items():
         for method, spec in item.items():
             tag = (spec.get("tags") or ["other"])[0]
-            found = operation(document, path, method, spec, base_url, root_path)
+            found = operation(document, path, method, spec, base_url, root_path, live)
             listed.setdefault(tag, []).append(found)
     descriptions = {tag["name"]: tag.get("description", "") for tag in document.get("tags", ())}
     return [
@@ -109,16 +111,23 @@ def operation_groups(document: Schema, base_url: str, root_path: str) -> list[Gr
 
 
 def operation(
-    document: Schema, path: str, method: str, spec: Schema, base_url: str, root_path: str
+    document: Schema,
+    path: str,
+    method: str,
+    spec: Schema,
+    base_url: str,
+    root_path: str,
+    live: Mapping[str, str],
 ) -> Operation:
-    """One operation in the page's words."""
+    """One operation in the page's words; `live` gives path parameters this site's values
+    (a reference id it serves), so the example links lead somewhere."""
     parameters = [parameter(document, p) for p in spec.get("parameters", ())]
     body_type, body_schema = _body(spec)
     body_fields = fields(body_schema, document, "body") if body_schema is not None else []
     arguments = sorted([*parameters, *body_fields], key=lambda a: PLACES.index(a.place))
     example = example_of(body_schema, document) if body_type == JSON and body_schema else None
     example_body = json.dumps(example, indent=2, ensure_ascii=False) if example else None
-    filled = _example_path(path, spec, document)
+    filled = _example_path(path, spec, document, live)
     needs_token = bool(spec.get("security"))
     body_description = resolve(body_schema, document).get("description", "") if body_schema else ""
 
@@ -254,11 +263,14 @@ def _body(spec: Schema) -> tuple[str | None, Schema | None]:
     return None, None
 
 
-def _example_path(path: str, spec: Schema, document: Schema) -> str | None:
-    """`path` with each path parameter's example in place; None when one has none."""
+def _example_path(path: str, spec: Schema, document: Schema, live: Mapping[str, str]) -> str | None:
+    """`path` with each path parameter's live value or example in place; None when one has
+    neither."""
     filled = path
     for spec_parameter in _path_parameters(spec.get("parameters", ())):
-        value = example_of(spec_parameter.get("schema", {}), document)
+        value = live.get(spec_parameter["name"]) or example_of(
+            spec_parameter.get("schema", {}), document
+        )
         if value is None:
             return None
         filled = filled.replace("{" + spec_parameter["name"] + "}", str(value))

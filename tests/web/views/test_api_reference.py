@@ -68,7 +68,7 @@ DOCUMENT: dict[str, Any] = {
 
 
 def test_operations_are_grouped_under_their_first_tag_in_the_documents_order() -> None:
-    groups = operation_groups(DOCUMENT, "http://host/root", "/root")
+    groups = operation_groups(DOCUMENT, "http://host/root", "/root", {})
     assert [(group.name, [op.method for op in group.operations]) for group in groups] == [
         ("matching", ["POST"]),
         ("editing", ["PUT"]),
@@ -76,7 +76,7 @@ def test_operations_are_grouped_under_their_first_tag_in_the_documents_order() -
 
 
 def test_an_operation_lists_its_arguments_body_answers_and_examples() -> None:
-    [post] = operation_groups(DOCUMENT, "http://host/root", "/root")[0].operations
+    [post] = operation_groups(DOCUMENT, "http://host/root", "/root", {})[0].operations
     assert post.anchor == "post-api-v1-things-name"
     assert [(a.name, a.place, a.required, a.default) for a in post.arguments] == [
         ("name", "path", True, None),
@@ -98,7 +98,7 @@ def test_an_operation_lists_its_arguments_body_answers_and_examples() -> None:
 
 
 def test_an_operation_that_needs_a_token_says_so_and_offers_no_form() -> None:
-    [put] = operation_groups(DOCUMENT, "http://host", "")[1].operations
+    [put] = operation_groups(DOCUMENT, "http://host", "", {})[1].operations
     assert put.needs_token
     assert put.example_body is None
     assert put.curl == (
@@ -132,3 +132,10 @@ def test_a_tool_lists_its_arguments_with_nested_object_fields() -> None:
         ("context", "object", False),
         ("context.gpus", "any JSON value", False),
     ]
+
+
+def test_a_path_parameter_takes_the_site_s_live_value_over_the_documented_example() -> None:
+    """The link crawl found /docs linking a reference the site does not serve: the example
+    path uses one it does."""
+    [post] = operation_groups(DOCUMENT, "http://host", "", {"name": "served-here"})[0].operations
+    assert post.example_path == "/api/v1/things/served-here"
