@@ -15,8 +15,11 @@ from ..domain.matching.authoring.selfcheck import (
     message_problems,
 )
 from ..domain.references.document import Reference
+from ..domain.references.frontmatter import split_front_matter
+from ..domain.references.markdown import render_markdown
 from ..domain.references.merge import plain_newlines
 from ..domain.references.problems import Problem
+from ..errors import FrontMatterError
 from .editing import validate_text
 from .library import Library
 from .readers import gap_template
@@ -164,3 +167,25 @@ def outline(template: str, message: str) -> str:
         + "\n"
         + "\n".join(sections)
     )
+
+
+@dataclass(frozen=True)
+class RoughPage:
+    """How a text that does not validate yet reads: its title, if the front matter gives
+    one, and its body rendered as Markdown (the whole text when the front matter does
+    not parse)."""
+
+    title: str
+    body_html: str
+
+
+def rough_page(text: str) -> RoughPage:
+    """The text as a reader would see it, whatever its problems: the preview of an edit
+    that cannot be ranked yet."""
+    plain = plain_newlines(text)
+    try:
+        split = split_front_matter(plain)
+    except FrontMatterError:
+        return RoughPage("", render_markdown(plain))
+    title = split.values.get("title")
+    return RoughPage(title if isinstance(title, str) else "", render_markdown(split.body))

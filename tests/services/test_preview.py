@@ -13,7 +13,7 @@ from sqlmodel import select
 from failref.config import Settings
 from failref.services.editing import editable_file
 from failref.services.library import Library, open_library
-from failref.services.preview import new_reference_text, preview
+from failref.services.preview import new_reference_text, preview, rough_page
 from failref.store.db import writing
 from failref.store.gaps import record_gap
 from failref.store.models import GapRow
@@ -80,3 +80,17 @@ def test_a_gap_starts_an_outline_holding_only_its_line(library: Library) -> None
         "## Sources",
     ]
     assert "title: One line naming the failure" in new_reference_text(library, None)
+
+
+def test_a_text_whose_front_matter_does_not_parse_reads_whole() -> None:
+    rough = rough_page("no front matter\n\n## Context\n\nA *slow* link.\n")
+    assert rough.title == ""
+    assert "<h2>Context</h2>" in rough.body_html
+    assert "<em>slow</em>" in rough.body_html
+
+
+def test_a_text_with_problems_reads_with_its_title_and_no_raw_html() -> None:
+    rough = rough_page("---\ntitle: Slow link\n---\n\n<script>alert(1)</script>\n\n## Causes\n")
+    assert rough.title == "Slow link"
+    assert "<script>" not in rough.body_html
+    assert "<h2>Causes</h2>" in rough.body_html

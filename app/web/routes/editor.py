@@ -131,6 +131,7 @@ def _editor_page(
         "editor": editor,
         "problems": [],
         "preview": None,
+        "rough": None,
         "conflict": None,
         "kept_draft": None,
         "reference_ids": sorted(set(library.catalog.references) - {draft.reference_id}),
@@ -262,7 +263,8 @@ def _preview(request: Request, library: Library, editor: Editor, draft: Draft) -
     try:
         shown = preview.preview(library, draft.reference_id, draft.text)
     except InvalidReference as error:
-        return _editor_page(request, draft, editor, problems=error.found)
+        rough = preview.rough_page(draft.text)
+        return _editor_page(request, draft, editor, problems=error.found, rough=rough)
     except FailrefError as error:  # a bad id, a file over the size limit: keep the text
         return _editor_page(request, draft, editor, status=error.status, failure=str(error))
     return _editor_page(request, draft, editor, preview=shown)

@@ -171,6 +171,20 @@ def test_preview_lists_validation_errors_with_lines(client: TestClient) -> None:
     )
 
 
+def test_preview_of_an_invalid_text_still_shows_how_it_reads(client: TestClient) -> None:
+    """Issue 34, item 4: a text with problems got no preview at all."""
+    sign_in(client)
+    text, fields = edit_page(client)
+    broken = text.replace("## Sources", "## Sauces").replace("A dead host.", "A **dead** host.")
+    response = client.post(
+        "/r/stuck-rank/edit", data={**fields, "text": broken, "action": "preview"}
+    )
+    assert "Preview (not saved, not valid yet)" in response.text
+    assert "<h1>One rank is stuck while the others wait</h1>" in response.text
+    assert "<h2>Sauces</h2>" in response.text
+    assert "A <strong>dead</strong> host." in response.text
+
+
 def test_save_writes_the_file_records_a_revision_and_reloads(client: TestClient) -> None:
     sign_in(client)
     text, fields = edit_page(client)
