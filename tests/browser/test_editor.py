@@ -223,6 +223,19 @@ def broken_preview(page: Page) -> int:
     return line
 
 
+def test_a_text_with_problems_still_previews_how_it_reads(
+    editor_page: Callable[..., Page],
+) -> None:
+    """Issue 34, item 4: an invalid text's preview showed nothing."""
+    page = editor_page()
+    broken_preview(page)
+    expect(page.locator("section.problems")).to_be_visible()
+    rough = page.locator("section.preview.rough")
+    expect(rough.locator("h2").first).to_have_text("Preview (not saved, not valid yet)")
+    expect(rough.locator(".preview-page h2", has_text="Sauces")).to_be_visible()
+    assert_no_axe_violations(page)
+
+
 def test_an_error_link_puts_the_caret_on_its_line(editor_page: Callable[..., Page]) -> None:
     page = editor_page()
     line = broken_preview(page)
