@@ -119,19 +119,26 @@ function sendFeedbackInPlace() {
   }
 }
 
-// A re-ranking link carries only the checks that were run: "not run" marks are left out.
+// A re-ranking link carries only the checks that were run: "not run" choices are left out.
+// A check chosen stands out before the form is sent, as it does after.
 function trimCheckMarks() {
   for (const form of document.querySelectorAll("form.check-marks")) {
     form.addEventListener("submit", () => {
-      for (const input of form.querySelectorAll("input[type=radio][value='']:checked")) {
-        input.disabled = true;
+      for (const select of form.querySelectorAll("select")) {
+        if (select.value === "") select.disabled = true;
+      }
+    });
+    form.addEventListener("change", (event) => {
+      const select = event.target;
+      if (select instanceof HTMLSelectElement) {
+        select.closest("label.check-mark")?.classList.toggle("marked", select.value !== "");
       }
     });
   }
   // Back and forward restore the page from cache with those still disabled.
   window.addEventListener("pageshow", () => {
-    for (const input of document.querySelectorAll("form.check-marks input:disabled")) {
-      input.disabled = false;
+    for (const select of document.querySelectorAll("form.check-marks select:disabled")) {
+      select.disabled = false;
     }
   });
 }

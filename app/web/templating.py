@@ -13,6 +13,7 @@ from fastapi.templating import Jinja2Templates
 from jinja2 import pass_context
 
 from ..domain.matching.logs.ranks import number_ranges
+from .views.check_names import hint_causes
 
 TEMPLATES_DIR = Path(__file__).parent / "templates"
 
@@ -66,6 +67,7 @@ templates = Jinja2Templates(directory=TEMPLATES_DIR, context_processors=[signed_
 templates.env.globals["url_for"] = path_for
 templates.env.globals["url_with_query"] = path_with_query
 templates.env.filters["ranges"] = number_ranges
+templates.env.filters["named_causes"] = hint_causes
 
 
 def page(request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:

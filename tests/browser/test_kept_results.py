@@ -10,7 +10,7 @@ from pathlib import Path
 
 from browser.conftest import LiveServer
 from browser.test_pages import PHONE, WATCHDOG, assert_clean, paste, shoot, training_log
-from browser.test_results_next_steps import mark
+from browser.test_results_next_steps import CONFIRMS_DESYNC, mark
 from playwright.sync_api import Page, Request, expect
 
 from failref.services.library import Library
@@ -51,8 +51,8 @@ def test_checks_re_rank_a_kept_result_at_its_address(page: Page) -> None:
     paste(page, training_log({200: WATCHDOG}))
     address = page.url
     card = page.locator(CARD)
-    card.locator("details.mark-checks summary").click()
-    mark(page, CARD, 1, "ran it: confirms candidate 6")
+    card.locator("details.mark-checks > summary").click()
+    mark(page, CARD, 1, CONFIRMS_DESYNC)
     with page.expect_navigation():
         card.get_by_role("button", name="Re-rank the candidates").click()
     assert page.url.startswith(address + "?")

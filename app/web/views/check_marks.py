@@ -1,23 +1,31 @@
 """The evidence-check form of a reference page and of a symptom result: each check with the
-marks it can take and the causes it names (by title, linked), and the causes re-ranked by
-the marks a reader gave (`app.domain.matching.rerank`). The marks live in the URL, so a
-re-ranked page can be shared; these shapes only arrange what the domain decided."""
+results it can show (one choice per check) and the causes it names (by title, linked, each
+once), and the causes re-ranked by the marks a reader gave (`app.domain.matching.rerank`).
+The marks live in the URL, so a re-ranked page can be shared; a mark the page no longer
+offers is set aside and said. These shapes only arrange what the domain decided."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from ...domain.matching.index.card_checks import cause_titles
+from ...domain.matching.index.card_checks import (
+    cause_titles,
+    check_hint,
+    naming_checks,
+    separating_check,
+)
 from ...domain.matching.judging.rerank import (
+    IgnoredMark,
     RankedCause,
     check_field,
     check_options,
     read_marks,
     rerank,
 )
-from ...domain.matching.results import CandidateMatch
+from ...domain.matching.results import CandidateMatch, CheckHint
 from ...domain.references.document import CheckOutcome, Reference
+from .check_names import CauseLink, NamedCauses, first_sentence, named_causes
 
 # The query parameter that says which symptom of a result the marks are for.
 MARKED_REFERENCE_PARAM = "r"
@@ -37,24 +45,16 @@ def carried_state(
     query: Mapping[str, str], checks: Iterable[CheckRow], calculator_inputs: Iterable[str]
 ) -> CarriedState:
     """The parameters of `query` each form must carry: the calculator's inputs for the
-    check form, the checks' marks (those given, in the URL's order) for the calculator."""
-    marks = {row.field for row in checks}
+    check form, the checks' marks (those the checks can show, in the URL's order) for the
+    calculator."""
+    marks = {(row.field, option.value) for row in checks for option in row.options}
     inputs = set(calculator_inputs)
     return CarriedState(
         for_checks=tuple((name, value) for name, value in query.items() if name in inputs),
         for_calculator=tuple(
-            (name, value) for name, value in query.items() if name in marks and value
+            (name, value) for name, value in query.items() if (name, value) in marks
         ),
     )
-
-
-@dataclass(frozen=True, slots=True)
-class CauseLink:
-    """A cause a check names: its number, title and anchor on the reference page."""
-
-    number: int
-    title: str
-    anchor: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,15 +69,16 @@ class OptionRow:
 
 @dataclass(frozen=True, slots=True)
 class CheckRow:
-    """One check in the form: the results it can show, the causes it names."""
+    """One check in the form: what it says (whole, and its first sentence), the results it
+    can show, the causes it names."""
 
     number: int
     field: str
     html: str
+    summary: str
     options: tuple[OptionRow, ...]
     marked: bool
-    confirms: tuple[CauseLink, ...]
-    rules_out: tuple[CauseLink, ...]
+    named: NamedCauses
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,12 +95,14 @@ class CauseRow:
 
 @dataclass(frozen=True, slots=True)
 class CheckBoard:
-    """The reference page's checks and causes: open and confirmed ones, then ruled out."""
+    """The reference page's checks and causes: open and confirmed ones, then ruled out;
+    and the marks of the link it cannot take."""
 
     checks: tuple[CheckRow, ...]
     causes: tuple[CauseRow, ...]
     ruled_out: tuple[CauseRow, ...]
     marked: bool
+    ignored: tuple[IgnoredMark, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,12 +115,18 @@ class RankedCandidate:
 
 @dataclass(frozen=True, slots=True)
 class CandidateBoard:
-    """A symptom result's candidates after the marks, and its checks for the form."""
+    """A symptom result's candidates after the marks, its checks for the form, the marks
+    of the link it cannot take, and the checks for the top two as the marks left them: the
+    one that tells them apart (`apart`) and those that name them (`naming`), never one
+    already run."""
 
     checks: tuple[CheckRow, ...]
     candidates: tuple[RankedCandidate, ...]
     ruled_out: tuple[RankedCandidate, ...]
     marked: bool
+    ignored: tuple[IgnoredMark, ...]
+    apart: tuple[CheckHint, ...]
+    naming: tuple[CheckHint, ...]
 
 
 def anchor_prefix(reference: Reference) -> str:
@@ -135,16 +144,22 @@ def check_rows(reference: Reference, marks: Mapping[int, CheckOutcome]) -> tuple
         return tuple(CauseLink(n, titles[n], f"{prefix}{n}") for n in numbers if n in titles)
 
     def label(outcome: CheckOutcome) -> str:
-        verb = "confirms" if outcome.verdict == "confirms" else "rules out"
+        confirms = outcome.verdict == "confirms"
+        verb = "confirms" if confirms else "rules out"
+        if len(outcome.causes) == 1:
+            (number,) = outcome.causes
+            title = titles.get(number)
+            return f"{verb} {what} {number}" + (f": {title}" if title else "")
         numbers = [str(n) for n in outcome.causes]
-        joined = numbers[0] if len(numbers) == 1 else ", ".join(numbers[:-1]) + " or " + numbers[-1]
-        return f"ran it: {verb} {what}{'s' if len(numbers) > 1 else ''} {joined}"
+        last = (" or " if confirms else " and ") + numbers[-1]
+        return f"{verb} {what}s {', '.join(numbers[:-1])}{last}"
 
     return tuple(
         CheckRow(
             number=number,
             field=check_field(number),
             html=check.html,
+            summary=first_sentence(check.html),
             options=tuple(
                 OptionRow(
                     option.value,
@@ -155,8 +170,7 @@ def check_rows(reference: Reference, marks: Mapping[int, CheckOutcome]) -> tuple
                 for option in check_options(check)
             ),
             marked=number in marks,
-            confirms=links(check.confirms),
-            rules_out=links(check.rules_out),
+            named=named_causes(links(check.confirms), links(check.rules_out)),
         )
         for number, check in enumerate(reference.checks, start=1)
     )
@@ -165,9 +179,10 @@ def check_rows(reference: Reference, marks: Mapping[int, CheckOutcome]) -> tuple
 def check_board(
     reference: Reference, query: Mapping[str, str], readers: Mapping[int, int]
 ) -> CheckBoard:
-    """The reference page's checks and causes for the marks in `query` (InvalidInput
-    names a mark that makes no sense)."""
-    marks = read_marks(query, reference.checks)
+    """The reference page's checks and causes for the marks in `query` (those it cannot
+    take set aside)."""
+    read = read_marks(query, reference.checks)
+    marks = read.given
     items = reference.candidates if reference.kind == "symptom" else reference.causes
     prefix = anchor_prefix(reference)
     order = range(1, len(items) + 1)
@@ -187,6 +202,7 @@ def check_board(
         causes=tuple(row for row in rows if row.ranked.state != "ruled_out"),
         ruled_out=tuple(row for row in rows if row.ranked.state == "ruled_out"),
         marked=bool(marks),
+        ignored=read.ignored,
     )
 
 
@@ -194,18 +210,27 @@ def candidate_board(
     symptom: Reference, candidates: Sequence[CandidateMatch], query: Mapping[str, str]
 ) -> CandidateBoard:
     """A symptom result's candidates (ranked for the paste) moved by the marks in `query`
-    when they are for this symptom (`?r=<id>`), with its checks for the form."""
+    when they are for this symptom (`?r=<id>`), with its checks for the form and those for
+    the top two after the marks."""
     marked = query.get(MARKED_REFERENCE_PARAM) == symptom.id
-    marks = read_marks(query, symptom.checks) if marked else {}
+    read = read_marks(query, symptom.checks) if marked else None
+    marks = read.given if read else {}
     by_number = {candidate.number: candidate for candidate in candidates}
     ranked = [
         RankedCandidate(by_number[cause.number], cause) for cause in rerank(list(by_number), marks)
     ]
+    standing = tuple(c for c in ranked if c.ranked.state != "ruled_out")
+    top = [c.candidate.number for c in standing[:2]]
+    ran = {number - 1 for number in marks}
+    apart = separating_check(symptom, top, ran)
     return CandidateBoard(
         checks=check_rows(symptom, marks),
-        candidates=tuple(c for c in ranked if c.ranked.state != "ruled_out"),
+        candidates=standing,
         ruled_out=tuple(c for c in ranked if c.ranked.state == "ruled_out"),
         marked=bool(marks),
+        ignored=read.ignored if read else (),
+        apart=() if apart is None else (check_hint(symptom, apart + 1),),
+        naming=tuple(check_hint(symptom, p + 1) for p in naming_checks(symptom, top, ran)),
     )
 
 

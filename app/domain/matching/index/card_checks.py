@@ -11,7 +11,7 @@ ones, is worked out once per index (`CardChecks`, read through `MatchIndex.check
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass, field
 
 from ...references.document import Check, Reference
@@ -69,10 +69,13 @@ def telling_order(reference: Reference) -> list[int]:
     return sorted(range(len(reference.checks)), key=telling)
 
 
-def separating_check(symptom: Reference, top: Sequence[int]) -> int | None:
+def separating_check(
+    symptom: Reference, top: Sequence[int], skip: Set[int] = frozenset()
+) -> int | None:
     """The one check (0-based) that tells the top two candidates (by number) apart: one
     that confirms one and rules out the other, else one that names only one of them; None
-    when no check does."""
+    when no check does. Checks in `skip` (0-based: those a reader already ran) are not
+    offered again."""
     if len(top) < 2:
         return None
     first, second = top[0], top[1]
@@ -89,19 +92,24 @@ def separating_check(symptom: Reference, top: Sequence[int]) -> int | None:
     found = [
         (kind, position)
         for position, check in enumerate(symptom.checks)
-        if (kind := splits(check)) is not None
+        if position not in skip and (kind := splits(check)) is not None
     ]
     return min(found)[1] if found else None
 
 
-def naming_checks(symptom: Reference, top: Sequence[int]) -> list[int]:
+def naming_checks(
+    symptom: Reference, top: Sequence[int], skip: Set[int] = frozenset()
+) -> list[int]:
     """The checks (0-based) naming the top candidates (by number), those naming more of
-    them first, then one that splits them, then the author's order; MAX_CHECK_HINTS."""
+    them first, then one that splits them, then the author's order; MAX_CHECK_HINTS. Checks
+    in `skip` (0-based) are left out."""
     if not top:
         return []
     wanted = set(top)
     ranked = []
     for position, check in enumerate(symptom.checks):
+        if position in skip:
+            continue
         confirmed, ruled_out = set(check.confirms) & wanted, set(check.rules_out) & wanted
         overlap = len(confirmed | ruled_out)
         if not overlap:

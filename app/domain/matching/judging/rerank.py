@@ -6,7 +6,9 @@ causes it names move up (confirmed) or fold away (ruled out).
 The marks arrive as query parameters, so a re-ranked page is a URL that can be shared:
 `check3=rules_out` when check 3 has one "rules out" result, `check1=confirms-1-2-3` when it
 has several (the causes name which). They are read here and checked against the
-reference's checks; a mark the check cannot give is an error naming its field.
+reference's checks. A shared link outlives edits to the page, so a mark the page no longer
+offers (a check it lost, a result the check no longer names) is set aside, with why, for
+the page to say, never refused.
 """
 
 from __future__ import annotations
@@ -16,7 +18,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from ....errors import InvalidInput
 from ...references.document import Check, CheckOutcome
 
 CauseState = Literal["confirmed", "open", "contested", "ruled_out"]
@@ -25,6 +26,8 @@ CHECK_PARAM = re.compile(r"check([0-9]{1,3})")
 # Confirmed causes first, then those no check spoke for (or checks disagree on), then the
 # ruled-out ones, which the pages fold away.
 STATE_ORDER: dict[CauseState, int] = {"confirmed": 0, "open": 1, "contested": 1, "ruled_out": 2}
+# How much of a mark's value an ignored mark repeats: a link may carry anything.
+MAX_IGNORED_VALUE_CHARS = 40
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,29 +68,47 @@ def check_options(check: Check) -> tuple[CheckOption, ...]:
     )
 
 
-def read_marks(query: Mapping[str, str], checks: Sequence[Check]) -> dict[int, CheckOutcome]:
+@dataclass(frozen=True, slots=True)
+class IgnoredMark:
+    """A mark of the query that this reference cannot take, and why."""
+
+    field: str
+    value: str
+    why: str
+
+
+@dataclass(frozen=True, slots=True)
+class Marks:
+    """The marks read from a query: the results given, by check number, and those set aside."""
+
+    given: dict[int, CheckOutcome]
+    ignored: tuple[IgnoredMark, ...] = ()
+
+
+def read_marks(query: Mapping[str, str], checks: Sequence[Check]) -> Marks:
     """The results marked in `query`, by check number; other parameters are left alone and
-    an empty value means "not run". InvalidInput names a field that makes no sense."""
-    marks: dict[int, CheckOutcome] = {}
+    an empty value means "not run". A mark naming a check the reference does not have, or a
+    result its check cannot show, is ignored, with why."""
+    given: dict[int, CheckOutcome] = {}
+    ignored: list[IgnoredMark] = []
     for name, value in query.items():
         found = CHECK_PARAM.fullmatch(name)
         if found is None or not value:
             continue
+        shown_value = value[:MAX_IGNORED_VALUE_CHARS]
         number = int(found.group(1))
         if not 1 <= number <= len(checks):
-            raise InvalidInput(
-                f"{name}: there is no evidence check {number} (this reference has {len(checks)})",
-                field=name,
-            )
+            why = f"this page has no check {number}; it has {len(checks)}"
+            ignored.append(IgnoredMark(name, shown_value, why))
+            continue
         options = {option.value: option.outcome for option in check_options(checks[number - 1])}
         if value not in options:
-            shown = ", ".join(options) or "none: it names no cause by number"
-            raise InvalidInput(
-                f"{name}: evidence check {number} cannot show {value[:40]!r}; it can show {shown}",
-                field=name,
-            )
-        marks[number] = options[value]
-    return marks
+            offered = ", ".join(options) or "no result: it names no cause by number"
+            why = f"check {number} cannot show that; it can show {offered}"
+            ignored.append(IgnoredMark(name, shown_value, why))
+            continue
+        given[number] = options[value]
+    return Marks(given, tuple(ignored))
 
 
 def rerank(order: Sequence[int], marks: Mapping[int, CheckOutcome]) -> list[RankedCause]:

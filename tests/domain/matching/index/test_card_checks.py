@@ -70,6 +70,14 @@ def test_no_separating_check_when_every_check_names_both_or_neither() -> None:
     assert separating_check(neither, [1]) is None
 
 
+def test_a_check_already_run_is_never_offered_again(references: dict[str, Reference]) -> None:
+    # Check 2 tells 1 and 3 apart, check 3 names only 3; check 1 tells 1 and 2 apart.
+    timeout = references["fx-timeout"]
+    assert separating_check(timeout, [1, 3], skip={1}) == 2
+    assert separating_check(timeout, [1, 2], skip={0}) == 1
+    assert [p + 1 for p in naming_checks(timeout, [1, 3], skip={1})] == [3]
+
+
 @pytest.mark.parametrize(
     ("top", "expected"),
     [

@@ -5,9 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from failref.domain.matching.judging.rerank import RankedCause, check_options, read_marks, rerank
+from failref.domain.matching.judging.rerank import (
+    IgnoredMark,
+    Marks,
+    RankedCause,
+    check_options,
+    read_marks,
+    rerank,
+)
 from failref.domain.references.document import Check, CheckOutcome, CheckVerdict
-from failref.errors import InvalidInput
 
 
 def outcome(verdict: CheckVerdict, *causes: int) -> CheckOutcome:
@@ -65,23 +71,47 @@ def test_a_result_is_its_bare_verdict_unless_the_check_has_two_of_that_verdict()
 
 def test_marks_are_read_from_the_query_and_other_parameters_left_alone() -> None:
     query = {"check1": "rules_out", "check4": "confirms-2-3", "check3": "", "gpus": "8"}
-    assert read_marks(query, CHECKS) == {1: outcome("rules_out", 1), 4: outcome("confirms", 2, 3)}
+    assert read_marks(query, CHECKS) == Marks(
+        {1: outcome("rules_out", 1), 4: outcome("confirms", 2, 3)}
+    )
 
 
 @pytest.mark.parametrize(
-    ("query", "field", "words"),
+    ("query", "why"),
     [
-        pytest.param({"check9": "confirms"}, "check9", "no evidence check 9", id="out-of-range"),
-        pytest.param({"check0": "confirms"}, "check0", "no evidence check 0", id="zero"),
-        pytest.param({"check1": "maybe"}, "check1", "can show confirms, rules_out", id="bad"),
-        pytest.param({"check2": "rules_out"}, "check2", "cannot show 'rules_out'", id="cannot"),
-        pytest.param({"check4": "confirms"}, "check4", "confirms-2-3, confirms-1", id="which"),
-        pytest.param({"check5": "confirms"}, "check5", "names no cause", id="no-outcomes"),
+        pytest.param({"check9": "confirms"}, "this page has no check 9; it has 5", id="gone"),
+        pytest.param({"check0": "confirms"}, "this page has no check 0; it has 5", id="zero"),
+        pytest.param(
+            {"check1": "maybe"},
+            "check 1 cannot show that; it can show confirms, rules_out",
+            id="bad",
+        ),
+        pytest.param(
+            {"check2": "rules_out"}, "check 2 cannot show that; it can show confirms", id="cannot"
+        ),
+        pytest.param(
+            {"check4": "confirms"},
+            "check 4 cannot show that; it can show confirms-2-3, confirms-1, rules_out",
+            id="which",
+        ),
+        pytest.param(
+            {"check5": "confirms"},
+            "check 5 cannot show that; it can show no result: it names no cause by number",
+            id="no-outcomes",
+        ),
     ],
 )
-def test_a_mark_that_makes_no_sense_names_its_field(
-    query: dict[str, str], field: str, words: str
+def test_a_mark_the_page_no_longer_offers_is_set_aside_with_why(
+    query: dict[str, str], why: str
 ) -> None:
-    with pytest.raises(InvalidInput, match=words) as raised:
-        read_marks(query, CHECKS)
-    assert raised.value.field == field
+    ((field, value),) = query.items()
+    assert read_marks(query, CHECKS) == Marks({}, (IgnoredMark(field, value, why),))
+
+
+def test_the_marks_that_fit_are_kept_beside_those_set_aside() -> None:
+    marks = read_marks({"check99": "confirms-1", "check2": "confirms", "check1": "x" * 99}, CHECKS)
+    assert marks.given == {2: outcome("confirms", 3)}
+    assert [(m.field, m.value) for m in marks.ignored] == [
+        ("check99", "confirms-1"),
+        ("check1", "x" * 40),
+    ]
