@@ -504,6 +504,7 @@ def test_the_gaps_list_keeps_count_date_and_action_whole(
             lines = cell.evaluate(TEXT_LINES)
             assert lines == 1, f"{name}: {cell.inner_text()!r} takes {lines} lines"
         page.screenshot(path=screenshots / f"{name}-gaps.png")
+        assert_no_axe_violations(page)  # with a row: its context, link and set-aside button
         if viewport == PHONE:
             assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
 

@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from browser.axe import assert_no_axe_violations
 from browser.conftest import LiveServer
 from browser.test_pages import PHONE, WATCHDOG, assert_clean, paste, shoot, training_log
 from browser.test_results_next_steps import CONFIRMS_DESYNC, mark
@@ -44,6 +45,7 @@ def test_a_pasted_log_has_an_address_that_reloads_without_posting(
     assert sent == []
     expect(page.locator("h1")).to_contain_text("Line 200")
     shoot(page, screenshots, "results-kept-link", height=1400)
+    assert_no_axe_violations(page)
     assert_clean(page, console_errors)
 
 
@@ -79,4 +81,5 @@ def test_the_link_opened_elsewhere_shows_the_kept_copy(
     expect(reader.locator(".share.kept")).to_contain_text("worked out from that kept copy")
     expect(reader.locator("#log")).not_to_contain_text("gpu-node-17")
     shoot(reader, screenshots, "phone-results-kept-link", height=1400)
+    assert_no_axe_violations(reader)
     assert_clean(reader, console_errors)
