@@ -25,11 +25,11 @@ from ..domain.calculators import CALCULATORS, Calculator, get_calculator
 from ..domain.matching.reading.context import RunContext
 from ..errors import FailrefError
 from ..services.analysis import match_message, scan_text
+from ..services.calculator_schemas import CalculatorRun
 from ..services.input_errors import LogText, field_problems, problems_message
 from ..services.library import Library
 from ..services.scan_schemas import ScanResponse
 from ..services.schemas import (
-    CalculatorRun,
     MatchResponse,
     ReferenceDetail,
     ReferenceList,

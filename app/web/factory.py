@@ -24,7 +24,7 @@ from .middleware.fast_reads import ReferenceReads
 from .middleware.security_headers import SecurityHeaders
 from .middleware.unexpected import Unexpected
 from .ratelimit import RateLimiter
-from .routes import admin, api, api_editing, docs, editor, health, pages, results
+from .routes import admin, api, api_editing, docs, editor, gaps, health, pages, results
 from .routes.openapi import TAGS
 from .static_files import CachedStaticFiles
 
@@ -83,6 +83,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(pages.router)
     app.include_router(results.router)
     app.include_router(editor.router)
+    app.include_router(gaps.router)
     app.include_router(admin.router)
     install_error_handlers(app)
     # Innermost: it compresses what the app answers. The fast path, outside it, gzips its

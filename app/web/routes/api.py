@@ -14,14 +14,12 @@ from ...domain.calculators import CALCULATORS, get_calculator
 from ...domain.catalog import ReferenceFilter, get_reference, page_of_references
 from ...errors import NotFound, UnsupportedMediaType
 from ...services.analysis import match_message, scan_text
+from ...services.calculator_schemas import CalculatorInfo, CalculatorList, CalculatorRun
 from ...services.kept_results import typed_context
 from ...services.library import Library
 from ...services.retiring import raise_if_retired
 from ...services.scan_schemas import ScanRequest, ScanResponse
 from ...services.schemas import (
-    CalculatorInfo,
-    CalculatorList,
-    CalculatorRun,
     MatchRequest,
     MatchResponse,
     ReferenceDetail,

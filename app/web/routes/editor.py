@@ -1,5 +1,5 @@
-"""Editor pages: sign in, edit and create references with preview, history, a revision
-against the text now, restore, gaps."""
+"""Editor pages: sign in, edit and create references with preview, retire, history, a
+revision against the text now, restore (the gaps list: `gaps.py`)."""
 
 from __future__ import annotations
 
@@ -16,8 +16,6 @@ from ...services import conflicts, editing, editors, preview, readers, retiring
 from ...services import history as revision_history
 from ...services.library import Library
 from ...urls import (
-    ADMIN_GAP_DISMISS,
-    ADMIN_GAPS,
     REFERENCE_EDIT,
     REFERENCE_HISTORY,
     REFERENCE_RESTORE,
@@ -367,41 +365,3 @@ def restore(
     draft = Draft(reference_id, text, found[1] if found else "", message, creating=creating)
     # A restore is the old text as it was: merging the text now into it would not be.
     return _save(request, library, editor, draft, merge=False)
-
-
-# What to write next ------------------------------------------------------------------------
-
-
-@router.get(ADMIN_GAPS, response_class=HTMLResponse, name="gaps")
-def gaps(
-    request: Request, editor: EditorDep, library: LibraryDep, dismissed: bool = False
-) -> HTMLResponse:
-    """Queries that found no confident match, redacted and grouped, most asked first, with
-    the context they were asked in; `?dismissed=true`: those an editor set aside."""
-    return page(
-        request,
-        "gaps.html",
-        listed=readers.list_gaps(library, dismissed=dismissed),
-        showing_dismissed=dismissed,
-        editor=editor,
-        storing=library.settings.store_queries,
-    )
-
-
-@router.post(ADMIN_GAP_DISMISS, name="dismiss_gap")
-def dismiss_gap(
-    request: Request,
-    gap_id: int,
-    editor: EditorDep,
-    library: LibraryDep,
-    _writable: Writable,
-    dismissed: Annotated[bool, Form()] = True,
-    csrf_token: Annotated[str, Form()] = "",
-) -> Response:
-    """Set a gap aside (noise, or nothing to write), or put it back on the list; it keeps
-    being counted either way. Back to the list it was on."""
-    check_csrf(editor, csrf_token)
-    same_origin(request)
-    readers.dismiss_gap(library, gap_id, dismissed)
-    query = {} if dismissed else {"dismissed": "true"}
-    return RedirectResponse(page_path(request, "gaps", query), status_code=303)
