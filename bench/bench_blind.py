@@ -13,11 +13,15 @@ it (`authoring.selfcheck.answers`: the first match is the page, or a symptom who
 candidate for the paste is). An uncovered line whose collector named the page
 that would cover it (`future`) counts as that page's once the page exists. A context the
 matcher refuses (a 422 before issue 37) counts as a wrong answer.
+
+A case whose source thread a page or a labelled line has cited since it was frozen
+measures memory, not generalisation: it is left out of the figures and listed.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +40,18 @@ from failref.domain.references.folder import read_folder
 ROOT = Path(__file__).resolve().parent.parent
 BLIND = ROOT / "tests" / "data" / "blind"
 LIMIT = 5
+URL = re.compile(r"https?://[^\s)\"'<>`\]]+")
+
+
+def thread(url: str) -> str:
+    """A URL as a thread's address: no fragment, no trailing punctuation or slash."""
+    return url.split("#", 1)[0].rstrip(".,;:/").lower()
+
+
+def cited_threads(references: Path) -> set[str]:
+    """Every thread a reference or a labelled line cites."""
+    files = [*references.glob("*.md"), *(ROOT / "tests" / "data" / "labelled").glob("*.yaml")]
+    return {thread(url) for path in files for url in URL.findall(path.read_text(encoding="utf-8"))}
 
 
 @dataclass
@@ -75,13 +91,25 @@ def expected(case: dict[str, Any], ids: set[str]) -> str:
     return expect
 
 
-def lines(index: MatchIndex, misses: bool, files: str = "*.yaml") -> None:
+def uncited(cases: list[dict[str, Any]], cited: set[str]) -> list[dict[str, Any]]:
+    """The cases whose source thread nothing cites; the others are named and left out."""
+    left_out = [case for case in cases if thread(str(case.get("source", ""))) in cited]
+    if left_out:
+        names = ", ".join(str(case.get("id") or case.get("file")) for case in left_out)
+        print(f"\n{len(left_out)} left out, their thread cited since they were frozen: {names}")
+    return [case for case in cases if case not in left_out]
+
+
+def lines(index: MatchIndex, misses: bool, cited: set[str], files: str = "*.yaml") -> None:
     known = {reference.id for reference in index.references}
-    cases = [
-        {**case, "expect": expected(case, known)}
-        for path in sorted((BLIND / "lines").glob(files))
-        for case in yaml.safe_load(path.read_text(encoding="utf-8"))["cases"]
-    ]
+    cases = uncited(
+        [
+            {**case, "expect": expected(case, known)}
+            for path in sorted((BLIND / "lines").glob(files))
+            for case in yaml.safe_load(path.read_text(encoding="utf-8"))["cases"]
+        ],
+        cited,
+    )
     for label, with_context in (("with context as written", True), ("without context", False)):
         groups: dict[str, Tally] = {"covered": Tally(), "uncovered": Tally(), "healthy": Tally()}
         for case in cases:
@@ -137,8 +165,10 @@ def lines(index: MatchIndex, misses: bool, files: str = "*.yaml") -> None:
                     print(f"  miss ({group_name}): {miss}")
 
 
-def logs(index: MatchIndex, misses: bool) -> None:
-    manifest = yaml.safe_load((BLIND / "logs.yaml").read_text(encoding="utf-8"))["logs"]
+def logs(index: MatchIndex, misses: bool, cited: set[str]) -> None:
+    manifest = uncited(
+        yaml.safe_load((BLIND / "logs.yaml").read_text(encoding="utf-8"))["logs"], cited
+    )
     roots_covered = sum(entry.get("root_expect") not in (None, "uncovered") for entry in manifest)
     print(f"\n(roots a page covers: {roots_covered}; the rest are counted the same)")
     for label, with_context in (("with context as written", True), ("without context", False)):
@@ -205,10 +235,11 @@ def main(argv: list[str]) -> None:
     )
     options = parser.parse_args(argv)
     index = build_index(read_folder(options.references).references)
+    cited = cited_threads(options.references)
     if not options.logs:
-        lines(index, options.misses, options.files)
+        lines(index, options.misses, cited, options.files)
     if not options.lines and (BLIND / "logs.yaml").exists():
-        logs(index, options.misses)
+        logs(index, options.misses, cited)
 
 
 if __name__ == "__main__":

@@ -189,8 +189,10 @@ def gates_for(
 ) -> list[str]:
     """Why a match may not be confident whatever its score: the run's context disagrees,
     the line was logged below the level of the failure it resembles, it holds too few
-    words to tell, its message is normal output at INFO, or the telling span of the line
-    (`text`, the matched line as pasted) names something else than the message's."""
+    words to tell, its message is one telling word the line says more than (`NCCL timeout`
+    against faulthandler's `Timeout (0:30:00)!`), its message is normal output at INFO, or
+    the telling span of the line (`text`, the matched line as pasted) names something else
+    than the message's."""
     gates = context_gates(reference, context.given)
     line = scored.line
     if line is None:
@@ -209,6 +211,11 @@ def gates_for(
         gates.append(
             f"line {scored.line_number} holds {line.words} of its message's "
             f"{len(index.entry_weights[line.entry])} telling words: too few to tell"
+        )
+    elif len(index.entry_weights[line.entry]) == 1 < line.words:
+        gates.append(
+            f"line {scored.line_number} shares only one telling word with its message, "
+            "and says more than it"
         )
     elif index.entry_levels[line.entry] in QUIET_MESSAGE_LEVELS:
         level = index.entry_levels[line.entry]
