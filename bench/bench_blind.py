@@ -14,7 +14,9 @@ candidate for the paste is). An uncovered line whose collector named the page
 that would cover it (`future`) counts as that page's once the page exists. A context the
 matcher refuses (a 422 before issue 37) counts as a wrong answer.
 
-A case whose source thread a page or a labelled line has cited since it was frozen
+An uncovered line answered with confidence counts against its target whatever answered;
+the share of them a symptom page answered (candidates to rank, not one cause) is shown
+apart. A case whose source thread a page or a labelled line has cited since it was frozen
 measures memory, not generalisation: it is left out of the figures and listed.
 """
 
@@ -62,6 +64,7 @@ class Tally:
     top1: int = 0
     top3: int = 0
     confident: int = 0
+    confident_symptom: int = 0  # confident, and a symptom page: candidates, not one cause
     confident_right: int = 0
     refused: int = 0
     misses: list[str] = field(default_factory=list)
@@ -127,9 +130,10 @@ def lines(index: MatchIndex, misses: bool, cited: set[str], files: str = "*.yaml
             right = {expect, *case.get("also", [])}
             confident = bool(found) and found[0].confident
             group.confident += confident
+            group.confident_symptom += confident and found[0].kind == "symptom"
             if expect in ("uncovered", "healthy"):
                 if confident:
-                    group.misses.append(f"{case['id']}: confident {ids[0]}")
+                    group.misses.append(f"{case['id']}: confident {found[0].kind} {ids[0]}")
                 continue
             first = any(answers(index, result, name) for name in right)
             group.top1 += first
@@ -153,6 +157,11 @@ def lines(index: MatchIndex, misses: bool, cited: set[str], files: str = "*.yaml
                 f"uncovered ({uncovered.cases}): confident",
                 uncovered.share(uncovered.confident),
                 "<= 0.03",
+            ),
+            (
+                "uncovered: of which a symptom's candidates",
+                uncovered.share(uncovered.confident_symptom),
+                "shown",
             ),
             (f"healthy ({healthy.cases}): confident", healthy.share(healthy.confident), "0"),
             ("contexts refused", str(sum(g.refused for g in groups.values())), "0"),
