@@ -28,6 +28,7 @@ EXPECTED_IDS = [
     "cuda-invalid-launch-config",
     "cuda-oom-fragmentation",
     "cuda-out-of-memory",
+    "cuda-runtime-status-errors",
     "cuda-unknown-error",
     "custom-allreduce-failure",
     "dataloader-worker-killed",
