@@ -78,19 +78,27 @@ def with_calculator_runs(document: dict[str, Any]) -> dict[str, Any]:
     calculator on its own path, whose body schema is that calculator's inputs (its bounds and
     defaults, nothing else) so the document refuses what the server refuses."""
     templated = document["paths"][RUN_CALCULATOR_PATH].pop("post")
+    described = document["paths"][RUN_CALCULATOR_PATH]["get"]
     paths: dict[str, Any] = {}
     for listed, item in document["paths"].items():
         paths[listed] = item
         if listed == RUN_CALCULATOR_PATH:
-            paths.update(_calculator_runs(templated))
+            paths.update(_calculator_runs(templated, described))
     document["paths"] = paths
     return document
 
 
-def _calculator_runs(templated: dict[str, Any]) -> dict[str, Any]:
-    """One path item per calculator, each a copy of the templated run for that calculator."""
+def _calculator_runs(templated: dict[str, Any], described: dict[str, Any]) -> dict[str, Any]:
+    """One path item per calculator: the templated run for that calculator, and the
+    description of its inputs (the server answers both methods on the path, and says so
+    in `Allow`)."""
     runs: dict[str, Any] = {}
     for name, calculator in CALCULATORS.items():
+        describe = copy.deepcopy(described)
+        describe["operationId"] = f"describe_calculator_{name.replace('-', '_')}"
+        describe["summary"] = f"Describe {calculator.title}"
+        describe["parameters"] = [p for p in describe["parameters"] if p["name"] != "name"]
+        describe["responses"].pop("404", None)
         operation = copy.deepcopy(templated)
         operation["operationId"] = f"run_calculator_{name.replace('-', '_')}"
         operation["summary"] = f"Run {calculator.title}"
@@ -100,5 +108,5 @@ def _calculator_runs(templated: dict[str, Any]) -> dict[str, Any]:
         body = operation["requestBody"]["content"]["application/json"]
         body["schema"] = inputs
         body["example"] = calculator.defaults()
-        runs[CALCULATOR_PATH.format(name)] = {"post": operation}
+        runs[CALCULATOR_PATH.format(name)] = {"get": describe, "post": operation}
     return runs

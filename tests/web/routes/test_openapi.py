@@ -82,6 +82,18 @@ def test_the_calculator_run_is_published_once_per_calculator(spec: dict[str, Any
     assert runs == [RUN.format(name) for name in CALCULATORS]
 
 
+def test_a_calculator_path_lists_every_method_the_server_allows_there(
+    spec: dict[str, Any], client: TestClient
+) -> None:
+    for name in CALCULATORS:
+        path = RUN.format(name)
+        allowed = client.options(path).headers.get("allow", "")
+        published = {method.upper() for method in spec["paths"][path]}
+        # HEAD comes with every GET; the document leaves it implied.
+        assert published == {method.strip() for method in allowed.split(",")} - {"HEAD"}, path
+        assert client.get(path).status_code == 200
+
+
 @pytest.mark.parametrize(
     ("method", "path", "content_type", "body"),
     [
