@@ -97,7 +97,7 @@ class ScanRequest(BaseModel):
         examples=[EXAMPLE_LOG],
     )
     context: RunContext | None = Field(default=None, description="What you know of the run.")
-    keep: bool = Field(default=False, description=KEEP_DESCRIPTION)
+    keep: bool = Field(default=False, strict=True, description=KEEP_DESCRIPTION)
 
 
 class ScanHitPublic(BaseModel):

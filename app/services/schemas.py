@@ -219,7 +219,7 @@ class MatchRequest(BaseModel):
         le=MAX_MATCH_LIMIT,
         description="Most references to return.",
     )
-    keep: bool = Field(default=False, description=KEEP_DESCRIPTION)
+    keep: bool = Field(default=False, strict=True, description=KEEP_DESCRIPTION)
 
 
 class QueryEcho(BaseModel):

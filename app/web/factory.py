@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import partial
 
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
@@ -25,7 +26,7 @@ from .middleware.security_headers import SecurityHeaders
 from .middleware.unexpected import Unexpected
 from .ratelimit import RateLimiter
 from .routes import admin, api, api_editing, docs, editor, gaps, health, pages, results
-from .routes.openapi import TAGS
+from .routes.openapi import TAGS, published_document
 from .static_files import CachedStaticFiles
 
 logger = logging.getLogger(__name__)
@@ -66,6 +67,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         redoc_url=None,
     )
     app.state.settings = settings
+    app.openapi = partial(published_document, app)  # type: ignore[method-assign]
     # Each worker keeps its own buckets: its share of the budget, so N workers together
     # give a client what the setting says, not N times it.
     per_worker = max(1, settings.rate_limit_per_minute // settings.workers)

@@ -13,10 +13,11 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
-from ..errors import FailrefError, MethodNotAllowed, Unavailable
+from ..errors import FailrefError, MethodNotAllowed, Unavailable, UnsupportedMediaType
 from ..mcp.tools import LibraryProvider
 from ..services.library import Library
 from ..urls import MCP_PATH
+from .bodies import media_type
 from .errors import failure_response
 from .ratelimit import spend_budget
 
@@ -70,6 +71,9 @@ class StreamableHTTPEndpoint:
                 # The transport is stateless: there is no stream for a GET to open, and the
                 # specification lets a server answer 405 rather than hold one open forever.
                 raise MethodNotAllowed("the MCP endpoint takes POST requests only")
+            if media_type(request.headers) != "application/json":
+                # Else the SDK's transport guard answers a plain-text 400.
+                raise UnsupportedMediaType("send the JSON-RPC message as application/json")
             spend_budget(request)  # a tool call spends the client's budget, as a paste does
             if self._manager is None:
                 raise Unavailable("the MCP server is not running")

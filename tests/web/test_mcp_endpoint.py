@@ -3,6 +3,8 @@ calls, and a refusal comes in the one error shape."""
 
 from __future__ import annotations
 
+import json
+
 from fastapi.testclient import TestClient
 
 from failref.config import Settings
@@ -53,3 +55,18 @@ def test_a_get_is_405_rather_than_a_stream_held_open(client: TestClient) -> None
     assert response.status_code == 405
     assert response.headers["allow"] == "POST"
     assert response.json()["error"]["code"] == "method_not_allowed"
+
+
+def test_a_body_not_sent_as_json_is_415_in_the_error_shape(client: TestClient) -> None:
+    """Issue 35, item 18: the SDK's transport guard answered a plain-text 400."""
+    headers = {**MCP_HEADERS, "content-type": "text/plain"}
+    response = client.post(MCP_PATH, content=json.dumps(LIST_TOOLS), headers=headers)
+    assert response.status_code == 415
+    assert response.headers["content-type"] == "application/json"
+    assert response.json() == {
+        "error": {
+            "code": "unsupported_media_type",
+            "message": "send the JSON-RPC message as application/json",
+            "field": None,
+        }
+    }

@@ -30,6 +30,21 @@ from .openapi import EDITOR_TOKEN, errors
 
 MARKDOWN_TYPES = frozenset({"text/markdown", "text/x-markdown", "text/plain"})
 MAX_CHANGE_MESSAGE_CHARS = 500
+# A reference file as the document can say it: it opens with the front matter's `---` line
+# (the loader's first check); what follows is checked on save, and a file with problems is 422.
+REFERENCE_FILE_SCHEMA = {"type": "string", "pattern": "^---[ \\t\\r]*\\n"}
+# The server answers 428 without an If-Match (unless `If-None-Match: *` creates), so the
+# document requires it; a creating client may send `*`, which is then not read.
+IF_MATCH = {
+    "name": "If-Match",
+    "in": "header",
+    "required": True,
+    "schema": {"type": "string", "minLength": 1, "examples": ['"<the ETag of the GET>"']},
+    "description": (
+        "The ETag of the version edited (or `*`); without it, 428. When `If-None-Match: *` "
+        "creates the reference, it is not read."
+    ),
+}
 
 router = APIRouter(prefix=API_V1, tags=["editing"], route_class=SafeBodyRoute)
 
@@ -55,15 +70,10 @@ class Saved(BaseModel):
     openapi_extra={
         "requestBody": {
             "required": True,
-            "content": {"text/markdown": {"schema": {"type": "string"}}},
+            "content": {"text/markdown": {"schema": REFERENCE_FILE_SCHEMA}},
         },
         "parameters": [
-            {
-                "name": "If-Match",
-                "in": "header",
-                "schema": {"type": "string", "examples": ['"<the ETag of the GET>"']},
-                "description": "The ETag of the version edited (or `*`); without it, 428.",
-            },
+            IF_MATCH,
             {
                 "name": "If-None-Match",
                 "in": "header",
@@ -190,6 +200,11 @@ class Retired(BaseModel):
     dependencies=[Depends(require_json), Depends(EDITOR_TOKEN)],
     responses=errors(400, 401, 403, 404, 409, 412, 415, 422, 428, 503, 507),
     summary="Retire a reference",
+    openapi_extra={
+        "parameters": [
+            {**IF_MATCH, "description": "The ETag of the version retired; without it, 428."}
+        ]
+    },
 )
 def api_retire_reference(
     request: Request,
@@ -197,15 +212,12 @@ def api_retire_reference(
     body: RetireRequest,
     editor: EditorDep,
     library: LibraryDep,
-    if_match: Annotated[
-        str | None, Header(description="The ETag of the version retired; without it, 428.")
-    ] = None,
 ) -> Retired:
     """Take a reference out of service: it leaves every list and match at once, its
     revisions stay, and `GET` of it answers 410 with the reason (its page sends readers
     to `replaced_by` when one is named). A later `PUT` with `If-None-Match: *` under the
     same id brings it back."""
-    base = _base_from(if_match, library, reference_id)
+    base = _base_from(request.headers.get("if-match"), library, reference_id)
     if base is None:
         raise PreconditionRequired("send If-Match with the ETag of the version you retire")
     try:

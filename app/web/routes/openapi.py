@@ -3,11 +3,15 @@ token, and the error statuses a route can answer."""
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
+from fastapi import FastAPI
 from fastapi.security import HTTPBearer
 
+from ...domain.calculators import CALCULATORS
 from ...services.schemas import ErrorBody
+from ...urls import API_V1
 
 # Each operation has one tag; the API page lists the tags in this order.
 TAGS = [
@@ -23,6 +27,12 @@ TAGS = [
     },
     {"name": "health", "description": "For load balancers and monitoring."},
 ]
+
+# The one route that runs every calculator, published as one operation per calculator: each
+# takes only its own inputs, which no single body schema under `{name}` can say.
+RUN_CALCULATOR_PATH = API_V1 + "/calculators/{name}"
+# A calculator's path with its name in place, as the document lists it.
+CALCULATOR_PATH = API_V1 + "/calculators/{}"
 
 # Declares the token the editing routes take, for the document only: `web.guards` checks
 # it (or a signed-in browser's session cookie) and answers 401 itself.
@@ -53,3 +63,50 @@ MEANINGS = {
 def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
     """OpenAPI entries for the error statuses a route can answer, all with ErrorBody."""
     return {status: {"model": ErrorBody, "description": MEANINGS[status]} for status in statuses}
+
+
+def published_document(app: FastAPI) -> dict[str, Any]:
+    """The app's OpenAPI document as published: FastAPI's, built once, with the calculator
+    run split per calculator (`with_calculator_runs`)."""
+    if app.openapi_schema is None:
+        app.openapi_schema = with_calculator_runs(FastAPI.openapi(app))
+    return app.openapi_schema
+
+
+def with_calculator_runs(document: dict[str, Any]) -> dict[str, Any]:
+    """The document with `POST .../calculators/{name}` replaced by one operation per
+    calculator on its own path, whose body schema is that calculator's inputs (its bounds and
+    defaults, nothing else) so the document refuses what the server refuses."""
+    templated = document["paths"][RUN_CALCULATOR_PATH].pop("post")
+    described = document["paths"][RUN_CALCULATOR_PATH]["get"]
+    paths: dict[str, Any] = {}
+    for listed, item in document["paths"].items():
+        paths[listed] = item
+        if listed == RUN_CALCULATOR_PATH:
+            paths.update(_calculator_runs(templated, described))
+    document["paths"] = paths
+    return document
+
+
+def _calculator_runs(templated: dict[str, Any], described: dict[str, Any]) -> dict[str, Any]:
+    """One path item per calculator: the templated run for that calculator, and the
+    description of its inputs (the server answers both methods on the path, and says so
+    in `Allow`)."""
+    runs: dict[str, Any] = {}
+    for name, calculator in CALCULATORS.items():
+        describe = copy.deepcopy(described)
+        describe["operationId"] = f"describe_calculator_{name.replace('-', '_')}"
+        describe["summary"] = f"Describe {calculator.title}"
+        describe["parameters"] = [p for p in describe["parameters"] if p["name"] != "name"]
+        describe["responses"].pop("404", None)
+        operation = copy.deepcopy(templated)
+        operation["operationId"] = f"run_calculator_{name.replace('-', '_')}"
+        operation["summary"] = f"Run {calculator.title}"
+        operation["parameters"] = [p for p in operation["parameters"] if p["name"] != "name"]
+        operation["responses"].pop("404", None)
+        inputs = {k: v for k, v in calculator.input_schema().items() if k != "$schema"}
+        body = operation["requestBody"]["content"]["application/json"]
+        body["schema"] = inputs
+        body["example"] = calculator.defaults()
+        runs[CALCULATOR_PATH.format(name)] = {"get": describe, "post": operation}
+    return runs
