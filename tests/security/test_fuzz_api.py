@@ -45,8 +45,10 @@ OPERATIONS = [
     "POST /api/v1/match",
     "POST /api/v1/scan",
 ]
-# The document runs each calculator on its own path, with only its own inputs.
+# The document runs each calculator on its own path, with only its own inputs, and
+# describes it there too (that GET takes nothing to fuzz: `GET .../{name}` is fuzzed).
 CALCULATOR_RUNS = [f"POST /api/v1/calculators/{name}" for name in CALCULATORS]
+CALCULATOR_DESCRIPTIONS = [f"GET /api/v1/calculators/{name}" for name in CALCULATORS]
 # What every answer is held to: no 5xx, and a status, content type and body the document
 # lists for the operation (in-process, so these cost little beside the request).
 CHECKS = [
@@ -90,7 +92,7 @@ def send(client: TestClient, case: Any) -> Response:
 
 def test_the_fuzzer_covers_every_operation_of_the_schema(target: Target) -> None:
     labels = [result.ok().label for result in target.schema.get_all_operations()]
-    assert sorted(labels) == sorted(OPERATIONS + CALCULATOR_RUNS)
+    assert sorted(labels) == sorted(OPERATIONS + CALCULATOR_RUNS + CALCULATOR_DESCRIPTIONS)
     assert MCP_PATH not in target.raw_schema["paths"]  # the MCP route is not in the schema
 
 
