@@ -38,6 +38,7 @@ from ..scoring.scorer import Scored, Scorer
 from ..search.compare import LineScore, LineScores
 from .candidates import PasteEvidence, evidence_text, rank_candidates
 from .gates import context_gates
+from .specific import narrower_matches
 from .telling import tails_disagree
 
 # When a match is confident. Chosen on the labelled set (tests/data/labelled: 107 lines of
@@ -78,11 +79,14 @@ class Judge:
         scorer: Scorer,
         text: str,
         neighbours: Sequence[tuple[int, LineScores]],
+        ranked: Sequence[tuple[int, Scored]] = (),
     ) -> None:
         self.index = index
         self.scorer = scorer
         self.text = text
         self.neighbours = neighbours
+        # References a more fitting message on the same line outdoes (`judging.specific`).
+        self.narrower = narrower_matches(index, text, ranked, neighbours)
         # The text lowered and where each candidate's snippet is in it, for every symptom.
         self._snippet_lines: dict[str, int | None] = {}
         self._lowered = ""
@@ -95,6 +99,8 @@ class Judge:
         span = scored.span
         pasted = self.text[span[0] : span[1]] if span is not None else ""
         gates = gates_for(self.index, reference, self.scorer.context, scored, pasted)
+        if ref in self.narrower:
+            gates.append(self.narrower[ref])
         found = diagnostic_verdict(message, self.text)
         candidates: list[CandidateMatch] = []
         checks: list[CheckHint] = []

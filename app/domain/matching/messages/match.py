@@ -107,7 +107,7 @@ def match_text(
                 best[ref] = Scored(scored.raw, scored.line, span, level, number)
     best.update(scorer.without_a_line(others - best.keys(), best, limit, MIN_REPORT_SCORE))
     ranked = sorted(best.items(), key=lambda item: (-item[1].raw, item[0]))[:limit]
-    judge = Judge(index, scorer, text, neighbours)
+    judge = Judge(index, scorer, text, neighbours, ranked)
     matches = [judge.match(ref, scored) for ref, scored in ranked]
     printed = printed_by_their_code(index, text, code_paths, matches)
     matches.sort(key=lambda m: (not m.confident, m.id not in printed, -m.score))

@@ -153,6 +153,7 @@ MASK_PASSES = (
     MaskPass(_compiled(rules.PCI_RE), "<hex>", (":",), ("hhhh:hh:hh",), HEX_DIGITS),
     MaskPass(_compiled(rules.HEX_RE), "<hex>", ANY_DIGIT, ("hxh", "hXh", "hhhhhhhh"), HEX_DIGITS),
     MaskPass(_compiled(rules.DIMENSIONS_RE), "<shape>", ANY_DIGIT, ("0x0",), ZERO_DIGITS),
+    MaskPass(_compiled(rules.EMPTY_SHAPE_RE), "empty", ("[0]",)),
     MaskPass(_compiled(rules.NUMBER_RE), "<n>", ANY_DIGIT),
     MaskPass(_compiled(rules.SHAPE_RE), "<shape>", ("<n>",)),
 )

@@ -3,8 +3,9 @@
 A real line and its reference template compare equal when only the variable parts
 differ: colour codes and log prefixes go, and numbers, hex addresses, UUIDs, paths,
 IPs, hostnames and tensor shapes become the placeholders reference authors write
-(`<n>`, `<hex>`, `<uuid>`, `<path>`, `<ip>`, `<host>`, `<shape>`). Every rule is one
-small function; `normalize_line` applies them in order. Templates go through the same
+(`<n>`, `<hex>`, `<uuid>`, `<path>`, `<ip>`, `<host>`, `<shape>`); an empty tensor's
+shape, which names a failure, becomes the telling word `empty`. Every rule is one small
+function; `normalize_line` applies them in order. Templates go through the same
 rules, which leave placeholders alone, so both sides land on one form. No user text is
 ever compiled as a regular expression, and every pattern here is linear-time.
 """
@@ -118,6 +119,9 @@ PCI_RE = re.compile(
     r"(?![\w.]|:[0-9a-fA-F])"
 )
 DIMENSIONS_RE = re.compile(r"\b\d+(?:x\d+)+\b")
+# An empty tensor's shape (`torch.Size([0])`, `of shape [0]`): what ZeRO-3 leaves in place of
+# a partitioned parameter, so it tells a failure apart where any other shape is a value.
+EMPTY_SHAPE_RE = re.compile(r"(?<=Size\()\[0\](?=\))|(?<=shape )\[0\]")
 NUMBER_RE = re.compile(r"(?<![\w.])\d+(?:\.\d+)*(?:[eE][-+]?\d+)?")
 SHAPE_RE = re.compile(
     r"\[\s*<n>(?:\s*,\s*<n>)+\s*,?\s*\]"
@@ -216,6 +220,13 @@ def mask_dimensions(line: str) -> str:
     return DIMENSIONS_RE.sub("<shape>", line)
 
 
+def mark_empty_shapes(line: str) -> str:
+    """An empty tensor's shape (`torch.Size([0])`, `of shape [0]`) becomes the word `empty`:
+    a word, not a placeholder, so a line saying it and a message that does not differ in
+    their telling words."""
+    return EMPTY_SHAPE_RE.sub("empty", line) if "[0]" in line else line
+
+
 def mask_numbers(line: str) -> str:
     """Numbers not glued to a word (`12`, `3.5`, `1e-4`, `20.00MiB`) become `<n>`."""
     return NUMBER_RE.sub("<n>", line)
@@ -241,6 +252,7 @@ MASKS: tuple[Callable[[str], str], ...] = (
     mask_pci_ids,
     mask_hex,
     mask_dimensions,
+    mark_empty_shapes,
     mask_numbers,
     mask_shapes,
 )

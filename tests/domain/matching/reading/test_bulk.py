@@ -36,7 +36,7 @@ from failref.domain.matching.reading.normalize import (
 CHARACTERS = "0123456789٣abcdefxXIWEFDVJMASONCTrankpidl[](){}<>|:;-_./\\~@+,= \t\r\x1b\x00\x0b\x85\u2028\ufffd\u00e9"
 PIECES = [
     *("<n>", "<path>", "rank", "INFO ", "ERROR:root:", "Xid", "://", "0x", "localhost", ".py:"),
-    *(".com", ".co", "3b:00", "0000:", "1.2", "4x8", "deadbeef", "-4a5b-"),
+    *(".com", ".co", "3b:00", "0000:", "1.2", "4x8", "deadbeef", "-4a5b-", "Size([0])", "shape "),
 ]
 TRICKY = st.sampled_from([*CHARACTERS, *PIECES, "pid="])
 

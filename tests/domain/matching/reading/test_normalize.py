@@ -152,6 +152,13 @@ RULE_CASES = [
         ("dims", "image 4096x4096 too big", "image <shape> too big"),
     ),
     *cases(
+        normalize.mark_empty_shapes,
+        ("torch size", "shape torch.Size([0]) from", "shape torch.Size(empty) from"),
+        ("of shape", "weight of shape [0] and", "weight of shape empty and"),
+        ("another size", "torch.Size([10]) and Size([0, 3])", "torch.Size([10]) and Size([0, 3])"),
+        ("an index", "host:1:2 [0] NCCL INFO", "host:1:2 [0] NCCL INFO"),
+    ),
+    *cases(
         normalize.mask_numbers,
         ("int and float", "step 12 loss 3.5", "step <n> loss <n>"),
         ("exponent", "lr 1e-4", "lr <n>"),

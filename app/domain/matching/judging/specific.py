@@ -1,0 +1,56 @@
+"""Two messages that match one pasted line, one holding every telling word of the other and
+more: the more specific decides. When the line says the extra words, the general message
+is not a confident answer for that line (a size mismatch whose shape is `torch.Size([0])`,
+which ZeRO-3's page names, against any checkpoint's size mismatch); when the line does
+not say them, the specific message is not (it names what the line lacks)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..index.match_index import MatchIndex
+from ..index.pieces import comparison_key
+from ..reading.normalize import normalize_line
+from ..reading.tokens import informative
+from ..scoring.scorer import Scored
+from ..search.compare import LineScores
+
+# How many of the extra words a reason quotes.
+QUOTED_WORDS = 3
+
+
+def narrower_matches(
+    index: MatchIndex,
+    text: str,
+    ranked: Sequence[tuple[int, Scored]],
+    neighbours: Sequence[tuple[int, LineScores]],
+) -> dict[int, str]:
+    """Why each ranked reference is held back from confidence when another reference's
+    message fits the line its match rests on better, by reference."""
+    by_number = dict(neighbours)
+    held: dict[int, str] = {}
+    for ref, scored in ranked:
+        scores = by_number.get(scored.line_number)
+        if scored.line is None or scored.span is None or scores is None:
+            continue
+        mine = set(index.entry_weights[scored.line.entry])
+        said: set[str] | None = None
+        for other, _ in ranked:
+            line = scores.best_line(index, other) if other != ref else None
+            theirs = set(index.entry_weights[line.entry]) if line is not None else mine
+            if not (mine < theirs or theirs < mine):
+                continue
+            if said is None:
+                pasted = text[scored.span[0] : scored.span[1]]
+                said = set(informative(comparison_key(normalize_line(pasted)).split()))
+            extra = theirs ^ mine
+            words = ", ".join(sorted(extra)[:QUOTED_WORDS])
+            if mine < theirs and extra <= said:
+                held[ref] = (
+                    f"the line says “{words}”, which {index.references[other].id}'s message names"
+                )
+                break
+            if theirs < mine and not extra & said:
+                held[ref] = f"its message names “{words}”, which the line does not"
+                break
+    return held
