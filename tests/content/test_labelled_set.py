@@ -27,7 +27,7 @@ from failref.domain.references.document import Reference
 from failref.domain.references.folder import read_folder
 
 TOP1_FLOOR = 0.90
-TOP3_FLOOR = 0.95  # blind lines of threads no page cites reach the top 3 less often
+TOP3_FLOOR = 0.97
 CONFIDENT_PRECISION_FLOOR = 0.95  # what `confident` promises, in the pages' own words
 CONFIDENT_WRONG_CEILING = 0.02
 UNRELATED_FLOOR = 0.95
