@@ -11,6 +11,9 @@ answer (not compressed) and the time it takes: the client's median wall time and
 server's CPU per request (from `/proc`). The same lists served from the shipped
 references alone are the anchor: a paginated list costs the same at both sizes.
 Then the server is started again on the same database (a restart parses no file).
+
+With `--start-only` it times the two starts alone (no list is fetched), beside the figures
+of the code before issue 35, item 11 at that size and the target.
 """
 
 from __future__ import annotations
@@ -56,6 +59,32 @@ BYTES_TARGET = "<= 150 KB"
 CPU_TARGET = "<= 50 ms"
 # The probe's figures at 10,000 references (before issue 35, item 11).
 PROBE_START = "probe: 164 s, 2.2 GB"
+
+
+@dataclass(frozen=True)
+class Before:
+    """A start of the code before the start-up work of issue 35, item 11 (45d9d2e): wall
+    time until ready, the worker's CPU (None: not taken) and RSS once ready."""
+
+    ready_s: float
+    cpu_s: float | None
+    rss_mb: float
+
+
+# The code before, by catalog size: (first start, restart), this command run with that
+# checkout's interpreter (so its `failref`) on the shared 2-core machine (see
+# bench/README.md); 10,000: the lists run of 2ebd787 at load ~1.
+BEFORE_STARTS: dict[int, tuple[Before, Before]] = {
+    1_000: (Before(21.0, 13.9, 365), Before(8.0, 3.9, 361)),
+    2_000: (Before(32.7, 25.7, 573), Before(6.0, 5.9, 567)),
+    10_000: (Before(128.7, None, 2_208), Before(27.0, None, 2_163)),
+}
+# A load no longer renders each file's Markdown (~30 % of parsing it), so a first start
+# costs <= 0.75x the CPU; the references lost their HTML (~40 % of their text) and the
+# first start its second, JSON-parsed copy of them, so RSS at 10,000 is <= 1,400 MB
+# (0.63x; the interpreter and libraries are ~150 MB at any size).
+START_TARGET = "CPU <= 0.75x before"
+RSS_TARGET = "<= 1,400 MB at 10,000"
 START_DEADLINE_S = 900.0
 IDLE_CPU_S = 0.02
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -79,6 +108,7 @@ class Started:
     rss_mb: float
     peak_mb: float
     served: int  # references in the index, from /readyz
+    cpu_s: float  # the worker's CPU until ready: what the shared machine's load moves least
 
 
 def process_cpu_s(pid: int) -> float:
@@ -170,6 +200,7 @@ def measure(
     process = start_failref(port, 1, env)
     try:
         ready_s = wait_ready(base, process)
+        cpu_s = process_cpu_s(process.pid)
         rss_mb = process_rss_mb(process.pid)
         served_count = int(json.loads(fetch(f"{base}/readyz"))["references"])
         served: dict[str, Served] = {}
@@ -178,7 +209,7 @@ def measure(
             paths = [*LISTS, *last_page_paths(base).values()]
             served = {path: serve_list(base, path, process.pid, rounds) for path in paths}
         peak_mb = process_rss_mb(process.pid, "VmHWM")
-        return Started(ready_s, rss_mb, peak_mb, served_count), served
+        return Started(ready_s, rss_mb, peak_mb, served_count, cpu_s), served
     finally:
         stop(process)
 
@@ -196,7 +227,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--references", type=int, default=10_000, help="catalog size")
     parser.add_argument("--rounds", type=int, default=5, help="requests timed per list")
+    parser.add_argument(
+        "--start-only", action="store_true", help="time the two starts alone, fetch no list"
+    )
     args = parser.parse_args()
+    if args.start_only:
+        starts(args.references)
+        return
     with tempfile.TemporaryDirectory() as scratch_name:
         scratch = Path(scratch_name)
         shipped_start, shipped = measure(ROOT / "references", scratch / "shipped.db", 3, True)
@@ -233,6 +270,32 @@ def main() -> None:
         "",
         "shown only",
     )
+    sys.stdout.flush()
+
+
+def starts(references: int) -> None:
+    """First start and restart at `references` files, beside the code before and the target."""
+    with tempfile.TemporaryDirectory() as scratch_name:
+        scratch = Path(scratch_name)
+        folder = big_folder(scratch, references)
+        count = len(reference_files(folder))
+        first, _ = measure(folder, scratch / "big.db", 1, False)
+        restart, _ = measure(folder, scratch / "big.db", 1, False)
+    print(f"{count:,} reference files, {first.served:,} served; one worker")
+    befores = BEFORE_STARTS.get(references)
+    for number, (label, started) in enumerate(
+        (("first start (empty database)", first), ("restart (same database)", restart))
+    ):
+        before = befores[number] if befores else None
+        was_s = f"before: {before.ready_s:,.1f} s" if before else "before: not measured"
+        row(label, f"{started.ready_s:,.1f} s", was_s, "shown only (load moves it)")
+        was_cpu = before.cpu_s if before else None
+        was_cpu_s = f"before: {was_cpu:,.1f} s" if was_cpu is not None else ""
+        ratio = f" ({started.cpu_s / was_cpu:.2f}x)" if was_cpu else ""
+        cpu = f"{started.cpu_s:,.1f} s{ratio}"
+        row("  the worker's CPU until ready", cpu, was_cpu_s, START_TARGET)
+        was_mb = f"before: {before.rss_mb:,.0f} MB" if before else ""
+        row("  RSS once ready", f"{started.rss_mb:,.0f} MB", was_mb, RSS_TARGET)
     sys.stdout.flush()
 
 

@@ -98,7 +98,6 @@ def make_reference(ref_id: str, title: str, *messages: str) -> Reference:
                 for text in messages
             ],
             "context_markdown": "",
-            "context_html": "",
             "causes": [],
             "checks": [],
             "sources": [],

@@ -20,7 +20,6 @@ def made_reference(**fields: object) -> Reference:
         "updated": "2026-01-01",
         "messages": [],
         "context_markdown": "",
-        "context_html": "",
         "checks": [],
         "sources": [],
         "path": "references/r.md",

@@ -3,6 +3,7 @@ every service reads and every load or save swaps whole."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import gc
 import itertools
@@ -89,7 +90,7 @@ class Library:
                 session, folder, self.parsed_files, known, release, skip_retired=database_mode
             )
             self._catalog = build_catalog(
-                *read_index(session, self.parsed_rows),
+                *read_index(session, self.parsed_rows, report.served),
                 tuple(report.problems),
                 self.index_cache,
                 self._catalog,
@@ -97,7 +98,8 @@ class Library:
             self.generation += 1
             self._version = index_version(session)
             self._signature = signature
-            self.last_report = report
+            # Read now: kept, they would hold a saved reference's older version.
+            self.last_report = report = dataclasses.replace(report, served={})
         self._settle()
         logger.info(
             "references loaded: %d added, %d updated, %d removed, %d unchanged, %d problems",

@@ -19,7 +19,7 @@ from ..domain.references.problems import Problem
 from ..domain.references.reading import reading_of
 from .changes import announce_change
 from .models import AliasRow, ConflictRow, IndexStateRow, ReferenceRow, RetiredRow, utc_now
-from .readings import StoredReferences, seed
+from .readings import StoredReferences, parsed_document, seed, stored_document
 from .releases import ReleaseCheck, Verdict, claim_release, release_stamp
 from .revisions import record_revision
 
@@ -42,6 +42,9 @@ class SyncReport:
     problems: list[Problem]
     conflicts: list[str] = field(default_factory=list)
     release: Verdict | None = None  # None: not checked (folder mode, see `releases.py`)
+    # The references the folder's files gave, by id, for `read_index` to take rather than
+    # parse their rows' documents again (`Library.reload` drops them once read).
+    served: Mapping[str, Reference] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def errors(self) -> list[Problem]:
@@ -138,7 +141,14 @@ def sync_folder(
     for reference_id in conflicts:
         logger.warning("%s changed in the folder and in the database", reference_id)
     return SyncReport(
-        outcome.added, outcome.updated, removed, outcome.unchanged, problems, conflicts, verdict
+        outcome.added,
+        outcome.updated,
+        removed,
+        outcome.unchanged,
+        problems,
+        conflicts,
+        verdict,
+        {reference.id: reference for reference in outcome.served},
     )
 
 
@@ -166,7 +176,7 @@ def _sync_file(
         # Same text, read by a newer parser (the index takes the new reading), or an
         # export wrote the database's text into the folder: no revision, nobody changed it;
         # or a row that does not say yet which parser read it.
-        document = reference.model_dump_json() if fresh else None
+        document = stored_document(reference) if fresh else None
         newer_reading = document is not None and row.document != document
         unmarked = document is not None and row.reading != reading_of(document)
         outcome.reparsed = outcome.reparsed or newer_reading
@@ -235,7 +245,7 @@ def store_reference(
     compares with it."""
     row = row or session.get(ReferenceRow, reference.id)
     kept_import = row.imported_hash if row is not None else None
-    document = reference.model_dump_json()
+    document = stored_document(reference)
     fresh = ReferenceRow(
         id=reference.id,
         title=reference.title,
@@ -326,27 +336,38 @@ class ParsedRows:
 
 
 def read_index(
-    session: Session, parsed: ParsedRows | None = None
+    session: Session,
+    parsed: ParsedRows | None = None,
+    served: Mapping[str, Reference] | None = None,
 ) -> tuple[list[Reference], dict[str, str]]:
     """Every indexed reference (in title order) and every alias with the id it names;
-    with `parsed`, only the rows stored since its last read are read whole and parsed."""
+    with `parsed`, only the rows stored since its last read are read whole and parsed. A
+    row whose reading is that of a reference in `served` (what a sync just read from the
+    folder, see `readings.py`) takes that reference: its document is that reference's."""
     parsed = parsed or ParsedRows()
     versions = session.exec(
-        select(ReferenceRow.id, ReferenceRow.content_hash, ReferenceRow.loaded_at).order_by(
-            col(ReferenceRow.title), col(ReferenceRow.id)
-        )
+        select(
+            ReferenceRow.id, ReferenceRow.content_hash, ReferenceRow.loaded_at, ReferenceRow.reading
+        ).order_by(col(ReferenceRow.title), col(ReferenceRow.id))
     ).all()
     stale = [
-        ref_id
-        for ref_id, content_hash, loaded_at in versions
+        (ref_id, (content_hash, loaded_at), reading)
+        for ref_id, content_hash, loaded_at, reading in versions
         if ref_id not in parsed.rows or parsed.rows[ref_id][0] != (content_hash, loaded_at)
     ]
-    stale_ids = set(stale)
-    fresh = _parsed_documents(session, stale, whole=len(stale) == len(versions))
-    parsed.parsed += len(fresh)
+    known = {
+        ref_id: (version, reference)
+        for ref_id, version, reading in stale
+        if (reference := (served or {}).get(ref_id)) is not None
+        and reading == reading_of(stored_document(reference))
+    }
+    unread = [ref_id for ref_id, _, _ in stale if ref_id not in known]
+    fresh = known | _parsed_documents(session, unread, whole=len(unread) == len(versions))
+    parsed.parsed += len(fresh) - len(known)
+    stale_ids = {ref_id for ref_id, _, _ in stale}
     rows = {
         ref_id: fresh.get(ref_id) or parsed.rows[ref_id]
-        for ref_id, _, _ in versions
+        for ref_id, _, _, _ in versions
         if ref_id in fresh or ref_id not in stale_ids  # a row gone since the first query leaves
     }
     parsed.rows = rows
@@ -369,7 +390,7 @@ def _parsed_documents(
         ]
     )
     return {
-        ref_id: ((content_hash, loaded_at), Reference.model_validate_json(document))
+        ref_id: ((content_hash, loaded_at), parsed_document(document))
         for batch in batches
         for ref_id, content_hash, loaded_at, document in session.exec(batch)
     }

@@ -2,18 +2,51 @@
 on a database that already holds the folder parses only the files whose bytes or parser
 changed since: `seed` files each such row in the folder read's memo, and
 `StoredReferences` gives the row's reference, parsed from its document, when the folder
-read asks for it."""
+read asks for it. A row's document is the reference's JSON without its rendered HTML
+(`stored_document`), which a page or API body renders again on first read."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator, Mapping
 
+from pydantic import ValidationError
 from sqlmodel import Session, col, select
 
 from ..domain.references.document import Reference
 from ..domain.references.folder import ParsedFile, ParsedFiles
 from ..domain.references.reading import reading_of
 from .models import ReferenceRow
+
+# The rendered HTML a document written before it was left out holds: (list, key) pairs, the
+# list None for the reference itself.
+RENDERED_KEYS = (
+    (None, "context_html"),
+    (None, "worked_example_html"),
+    ("causes", "html"),
+    ("candidates", "html"),
+    ("checks", "html"),
+    ("sources", "supports_html"),
+)
+
+
+def stored_document(reference: Reference) -> str:
+    """What an index row keeps of `reference`: its JSON without the HTML its Markdown
+    renders to (computed fields): a load renders no page, and a restart parses less."""
+    return reference.model_dump_json(exclude_computed_fields=True)
+
+
+def parsed_document(document: str) -> Reference:
+    """The reference a row's document holds; one stored with its HTML (by an older
+    version) is read without it, the HTML being what its Markdown renders to."""
+    try:
+        return Reference.model_validate_json(document)
+    except ValidationError:
+        data = json.loads(document)
+        for part, key in RENDERED_KEYS:
+            for value in [data] if part is None else data.get(part) or []:
+                value.pop(key, None)
+        return Reference.model_validate(data)
 
 
 def seed(memo: ParsedFiles, rows: Iterable[ReferenceRow]) -> None:
@@ -47,7 +80,7 @@ class StoredReferences(Mapping[str, Reference]):
             document = self._session.exec(query).one()
             if row.reading != reading_of(document):
                 raise KeyError(reference_id)
-            self._parsed[reference_id] = Reference.model_validate_json(document)
+            self._parsed[reference_id] = parsed_document(document)
         return self._parsed[reference_id]
 
     def __iter__(self) -> Iterator[str]:

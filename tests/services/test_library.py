@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
+import pytest
 from store_helpers import in_database_mode
 
 from failref.config import Settings
+from failref.domain.references import markdown
+from failref.domain.references.folder import read_folder, reference_files
+from failref.domain.references.markdown import (
+    RENDERED_CHARS_KEPT,
+    RenderedFragments,
+    render_markdown,
+)
 from failref.services.editing import Edit, editable_file, save_reference
-from failref.services.library import open_library
+from failref.services.library import Library, open_library
 from failref.store.files import current_file
 
 
@@ -79,19 +88,26 @@ def test_replicas_sharing_a_database_serve_a_web_edit_and_keep_their_folders(
     second.close()
 
 
+def parsed_count(library: Library) -> int:
+    """Files and documents the library parsed so far."""
+    return library.parsed_files.parsed + library.parsed_rows.parsed
+
+
 def test_a_save_reaching_a_replica_works_out_only_the_saved_reference(settings: Settings) -> None:
     """The replica re-parses, re-indexes and re-serialises the saved reference alone; the
     others keep their very objects and API bodies."""
     first, second = open_library(settings), open_library(settings)
     before = second.catalog
     bodies = {ref_id: before.documents[ref_id] for ref_id in ("slow-collective", "stuck-rank")}
-    parsed, built = second.parsed_rows.parsed, second.index_cache.built
+    parsed, built = parsed_count(second), second.index_cache.built
     text, base = current_file(settings.references_dir, "stuck-rank") or ("", "")
     edited = text.replace("title: ", "title: Zz ", 1)
     save_reference(first, Edit("stuck-rank", edited, base, False, "edit"), "ann")
     assert second.poll() in ("refreshed", "reloaded")
     after = second.catalog
-    assert (second.parsed_rows.parsed, second.index_cache.built) == (parsed + 1, built + 1)
+    # Parsed once: its file on a reload (the index takes that reference, its row's
+    # document being its reading), its row's document on a refresh.
+    assert (parsed_count(second), second.index_cache.built) == (parsed + 1, built + 1)
     assert after.references["slow-collective"] is before.references["slow-collective"]
     assert after.documents["slow-collective"] is bodies["slow-collective"]
     assert after.documents["stuck-rank"] != bodies["stuck-rank"]
@@ -120,3 +136,41 @@ def test_a_replica_restarted_from_an_older_image_serves_the_newer_text(
     assert newer.poll() is None
     older.close()
     newer.close()
+
+
+def test_a_first_start_parses_each_file_once_and_renders_no_page(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 35, item 11: the index takes the references the folder's files gave (their
+    rows' documents are their readings) instead of parsing those documents again, and no
+    Markdown is rendered until a page or API body asks for it."""
+    rendered: list[str] = []
+
+    def counted(text: str) -> str:
+        rendered.append(text)
+        return render_markdown(text)
+
+    monkeypatch.setattr(markdown, "render_markdown", counted)
+    monkeypatch.setattr(markdown, "RENDERED", RenderedFragments(RENDERED_CHARS_KEPT))
+    library = open_library(settings)
+    files = len(reference_files(settings.references_dir))
+    assert (library.parsed_files.parsed, library.parsed_rows.parsed) == (files, 0)
+    assert library.warmer.wait(30)  # its card checks are worked out, their HTML is not
+    assert rendered == []
+    body = json.loads(library.catalog.documents["stuck-rank"])
+    reference = library.catalog.references["stuck-rank"]
+    assert body["context_html"] == render_markdown(reference.context_markdown)
+    assert reference.context_markdown in rendered
+    library.close()
+
+
+def test_a_restart_parses_each_document_once(settings: Settings) -> None:
+    """A restart on the same database parses no file, and each row's document once (for
+    the folder's read; the index takes those references)."""
+    open_library(settings).close()
+    library = open_library(settings)
+    assert (library.parsed_files.parsed, library.parsed_rows.parsed) == (0, 0)
+    assert library.catalog.references == {
+        r.id: r for r in read_folder(settings.references_dir).references
+    }
+    library.close()

@@ -6,8 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from paths import REFERENCES
 from sqlalchemy import Engine
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 import failref.domain.references.reading as reading
 from failref.config import Settings
@@ -18,6 +19,7 @@ from failref.services.library import open_library
 from failref.store.files import current_file
 from failref.store.index import read_index, sync_folder
 from failref.store.models import ReferenceRow
+from failref.store.readings import parsed_document, stored_document
 
 
 def start(engine: Engine, folder: Path) -> ParsedFiles:
@@ -91,3 +93,23 @@ def test_a_saved_reference_is_parsed_at_the_next_start(settings: Settings) -> No
     assert again.parsed_files.parsed == 1
     assert again.catalog.references["stuck-rank"].causes[2].title == "A host died"
     again.close()
+
+
+def test_a_row_keeps_no_rendered_html(engine: Engine, references_dir: Path) -> None:
+    """What Markdown renders to is worked out on first read, not stored (issue 35, item 11)."""
+    start(engine, references_dir)
+    with Session(engine) as session:
+        documents = [row.document for row in session.exec(select(ReferenceRow))]
+    assert documents
+    assert not any("_html" in document or '"html"' in document for document in documents)
+
+
+def test_a_document_stored_with_its_html_reads_the_same() -> None:
+    """A row an earlier version wrote holds the HTML too; it reads as the reference. And
+    a stored reading reads as the reference it was written from, so the index may take a
+    reference a sync just parsed instead of its row's document."""
+    for reference in read_folder(REFERENCES).references:
+        older = reference.model_dump_json()  # with the computed HTML, as stored before
+        assert '"context_html"' in older
+        assert parsed_document(older) == reference
+        assert parsed_document(stored_document(reference)) == reference

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from ..references.document import MessageKind, ReferenceKind
+from ..references.markdown import rendered_html
 from ..references.values import Verdict
 
 # How closely the pasted line matched the reference's message, in words.
@@ -40,7 +41,6 @@ class CheckHint(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     text: str = Field(description="The check, as Markdown.")
-    html: str = Field(description="The check, rendered.")
     commands: list[str]
     confirms: list[str] = Field(description="Titles of the causes (candidates) it confirms.")
     rules_out: list[str] = Field(description="Titles of the causes (candidates) it rules out.")
@@ -51,6 +51,12 @@ class CheckHint(BaseModel):
     rules_out_numbers: list[int] = Field(
         description="The causes it rules out, by number in the reference's list."
     )
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def html(self) -> str:
+        """The check, rendered (on first read, as the reference's own, see `Check.html`)."""
+        return rendered_html(self.text)
 
 
 class LookUp(BaseModel):

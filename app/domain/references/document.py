@@ -8,8 +8,9 @@ import hashlib
 import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
+from .markdown import rendered_html
 from .values import Rule, Slot
 
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -45,6 +46,12 @@ class Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
+# A reference's HTML is its Markdown rendered on first read (`markdown.rendered_html`), not
+# at parsing: a load of 10,000 files rendered ~280,000 fragments no page had asked for
+# (30 % of the load), and kept them all. Each `*html` below is a computed field, so it is
+# in every API body and `model_dump`, and left out of the stored reading (`store/readings`).
+
+
 class Message(Frozen):
     """A message as it appears in logs, with placeholders for the parts that vary."""
 
@@ -78,8 +85,13 @@ class Cause(Frozen):
 
     title: str = Field(description="The cause in a few words (the item's bold lead).")
     markdown: str = Field(description="The whole item: the cause and its mechanism.")
-    html: str
     line: int
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def html(self) -> str:
+        """The item, rendered."""
+        return rendered_html(self.markdown)
 
 
 CheckVerdict = Literal["confirms", "rules_out"]
@@ -96,7 +108,6 @@ class Check(Frozen):
     """One evidence check: what to run or look at and which cause it confirms or rules out."""
 
     markdown: str
-    html: str
     commands: tuple[str, ...] = Field(description="Commands from the item's code blocks.")
     line: int
     confirms: tuple[int, ...] = Field(default=(), description="Causes it confirms, 1-based.")
@@ -107,13 +118,18 @@ class Check(Frozen):
         "what a reader marks after running it.",
     )
 
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def html(self) -> str:
+        """The check, rendered."""
+        return rendered_html(self.markdown)
+
 
 class Candidate(Frozen):
     """One candidate cause of a symptom, with what points to it in a paste."""
 
     title: str
     markdown: str
-    html: str
     line: int
     cause_id: str | None = Field(description="The cause reference it links to, if any.")
     lines: tuple[str, ...] = Field(
@@ -124,6 +140,12 @@ class Candidate(Frozen):
         default=(), description="Conditions over the symptom message's named values."
     )
 
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def html(self) -> str:
+        """The candidate, rendered."""
+        return rendered_html(self.markdown)
+
 
 class Source(Frozen):
     """A public source and what it supports."""
@@ -131,8 +153,13 @@ class Source(Frozen):
     title: str
     url: str
     supports_markdown: str = Field(description="What the source supports, as Markdown.")
-    supports_html: str
     line: int
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def supports_html(self) -> str:
+        """What the source supports, rendered."""
+        return rendered_html(self.supports_markdown)
 
 
 class CalculatorSpec(Frozen):
@@ -170,20 +197,30 @@ class Reference(Frozen):
     )
     messages: tuple[Message, ...]
     context_markdown: str
-    context_html: str
     causes: tuple[Cause, ...] = ()
     candidates: tuple[Candidate, ...] = Field(
         default=(), description="A symptom's candidate causes, most common first."
     )
     checks: tuple[Check, ...]
     worked_example_markdown: str = ""
-    worked_example_html: str = ""
     sources: tuple[Source, ...]
     related: tuple[str, ...] = Field(
         default=(), description="Ids of references this one links to from its body."
     )
     path: str = Field(description="The file, relative to the references folder's parent.")
     content_hash: str = Field(description="SHA-256 of the file's bytes.")
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def context_html(self) -> str:
+        """The Context section, rendered."""
+        return rendered_html(self.context_markdown)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def worked_example_html(self) -> str:
+        """The Worked example section, rendered ("" without one)."""
+        return rendered_html(self.worked_example_markdown)
 
 
 def content_hash(data: bytes) -> str:

@@ -28,7 +28,7 @@ from .document import (
     Source,
 )
 from .fields import Collector
-from .markdown import linked_reference_id, markdown_parser, render_markdown
+from .markdown import linked_reference_id, markdown_parser
 from .sections import Block, Section
 
 CANDIDATE_CAUSES = "Candidate causes"
@@ -61,7 +61,6 @@ def parse_causes(section: Section, found: Collector) -> tuple[Cause, ...]:
             Cause(
                 title=title or "",
                 markdown=item.source,
-                html=render_markdown(item.source),
                 line=item.first_line,
             )
         )
@@ -81,7 +80,6 @@ def parse_candidates(section: Section, names: list[str], found: Collector) -> tu
             Candidate(
                 title=title or "",
                 markdown=item.source,
-                html=render_markdown(item.source),
                 line=item.first_line,
                 cause_id=_bold_link(item.tokens),
                 **signals,
@@ -189,7 +187,6 @@ def parse_checks(
         checks.append(
             Check(
                 markdown=item.source,
-                html=render_markdown(item.source),
                 commands=commands,
                 line=item.first_line,
                 confirms=confirms,
@@ -247,7 +244,6 @@ def _source(item: Block, found: Collector) -> Source | None:
         title=title,
         url=href,
         supports_markdown=supports,
-        supports_html=render_markdown(supports),
         line=item.first_line,
     )
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
 from functools import cache
 from typing import Any
 
@@ -18,6 +20,10 @@ REFERENCE_LINK = re.compile(r"^(?P<id>[a-z0-9]+(?:-[a-z0-9]+)*)\.md(?P<anchor>#[
 _SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*):")
 # Control characters and whitespace inside a scheme ("java\tscript:") are ignored by browsers.
 _INVISIBLE = re.compile(r"[\x00-\x20\x7f]+")
+# Rendered HTML kept for the pages and API bodies read again: a reference page is ~30
+# fragments of ~40 KB in all, so this holds the last ~200 pages read. Bounded in characters,
+# not fragments, so a few huge fragments cannot hold more.
+RENDERED_CHARS_KEPT = 8_000_000
 
 
 def is_safe_url(url: str) -> bool:
@@ -53,6 +59,50 @@ def render_markdown(text: str) -> str:
     """Render reference Markdown to HTML that carries no script and no unsafe link."""
     html: str = markdown_parser().render(text)
     return html
+
+
+class RenderedFragments:
+    """The HTML of the Markdown fragments rendered last, by their text, least recently read
+    dropped first once they hold more than `max_chars` characters of HTML and Markdown.
+    Shared by request threads, hence the lock; a fragment two threads render at once is
+    rendered twice, to equal HTML."""
+
+    def __init__(self, max_chars: int) -> None:
+        self.max_chars = max_chars
+        self.chars = 0  # of the texts and their HTML held now
+        self.rendered = 0  # fragments rendered, since this was made
+        self._held: OrderedDict[str, str] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._held)
+
+    def html(self, text: str) -> str:
+        """The HTML of `text`: the one kept, else rendered now and kept."""
+        with self._lock:
+            kept = self._held.get(text)
+            if kept is not None:
+                self._held.move_to_end(text)
+                return kept
+        html = render_markdown(text)
+        with self._lock:
+            self.rendered += 1
+            if text not in self._held:
+                self._held[text] = html
+                self.chars += len(text) + len(html)
+            while self.chars > self.max_chars and self._held:
+                gone, gone_html = self._held.popitem(last=False)
+                self.chars -= len(gone) + len(gone_html)
+        return html
+
+
+RENDERED = RenderedFragments(RENDERED_CHARS_KEPT)
+
+
+def rendered_html(text: str) -> str:
+    """The HTML of a reference's Markdown fragment, rendered on first read (`RENDERED`):
+    loading a folder renders nothing, a page renders what it shows."""
+    return RENDERED.html(text) if text else ""
 
 
 def _rewrite_reference_links(state: Any) -> None:

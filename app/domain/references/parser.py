@@ -21,10 +21,7 @@ from .items import (
     parse_checks,
     parse_sources,
 )
-from .markdown import (
-    linked_reference_id,
-    render_markdown,
-)
+from .markdown import linked_reference_id
 from .messages import parse_messages
 from .problems import Problem
 from .sections import Section, split_sections
@@ -115,10 +112,8 @@ def _body(
         "messages": messages,
         **causes,
         "context_markdown": sections["Context"].markdown,
-        "context_html": render_markdown(sections["Context"].markdown),
         "checks": parse_checks(sections["Evidence checks"], listed, symptom, found),
         "worked_example_markdown": worked.markdown if worked else "",
-        "worked_example_html": render_markdown(worked.markdown) if worked else "",
         "sources": parse_sources(sections["Sources"], found),
         "related": _related(sections.values()),
     }

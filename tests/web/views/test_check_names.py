@@ -35,7 +35,6 @@ def test_a_check_is_named_by_its_first_sentence(html: str, sentence: str) -> Non
 def test_a_cause_on_both_sides_of_a_check_is_named_once() -> None:
     hint = CheckHint(
         text="x",
-        html="x",
         commands=[],
         confirms=["Two", "Three", "One"],
         rules_out=["Two", "Four"],

@@ -37,7 +37,6 @@ def check_hints(reference: Reference) -> tuple[CheckHint, ...]:
 def _hint(check: Check, number: int, titles: Mapping[int, str]) -> CheckHint:
     return CheckHint(
         text=check.markdown,
-        html=check.html,
         commands=list(check.commands),
         confirms=[titles[n] for n in check.confirms if n in titles],
         rules_out=[titles[n] for n in check.rules_out if n in titles],

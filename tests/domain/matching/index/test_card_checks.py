@@ -29,13 +29,11 @@ def references() -> dict[str, Reference]:
 
 def check(confirms: tuple[int, ...], rules_out: tuple[int, ...], command: bool) -> Check:
     commands = ("nvidia-smi -q",) if command else ()
-    return Check(
-        markdown="x", html="x", commands=commands, line=1, confirms=confirms, rules_out=rules_out
-    )
+    return Check(markdown="x", commands=commands, line=1, confirms=confirms, rules_out=rules_out)
 
 
 def cause_with(checks: list[Check]) -> Reference:
-    causes = tuple(Cause(title=f"Cause {n}", markdown="", html="", line=1) for n in (1, 2, 3))
+    causes = tuple(Cause(title=f"Cause {n}", markdown="", line=1) for n in (1, 2, 3))
     return made_reference(id="c", title="c", path="references/c.md").model_copy(
         update={"causes": causes, "checks": tuple(checks)}
     )

@@ -21,7 +21,7 @@ def outcome(verdict: CheckVerdict, *causes: int) -> CheckOutcome:
 
 
 def check(*outcomes: CheckOutcome) -> Check:
-    return Check(markdown="x", html="x", commands=(), line=1, outcomes=outcomes)
+    return Check(markdown="x", commands=(), line=1, outcomes=outcomes)
 
 
 CHECKS = [

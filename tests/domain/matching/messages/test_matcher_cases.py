@@ -35,7 +35,6 @@ def make_reference(fields: dict[str, Any]) -> Reference:
             "category": "training",
             "updated": "2026-11-29",
             "context_markdown": "",
-            "context_html": "",
             "causes": [],
             "checks": [],
             "sources": [],
