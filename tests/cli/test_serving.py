@@ -111,6 +111,17 @@ def test_every_worker_runs_with_deadlines_and_a_connection_cap(
     assert options["timeout_keep_alive"] == serving.KEEP_ALIVE_S
 
 
+def test_under_a_small_open_file_limit_one_address_leaves_half_the_slots(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 35, defect 1: at an open-file limit of 64 a worker takes 32 connections; with a
+    per-address cap of 32, 31 slow readers from one address left a bystander 503s."""
+    monkeypatch.setattr(serving.resource, "getrlimit", lambda _which: (64, 64))
+    options = serving.uvicorn_options(access_log=False)
+    assert options["limit_concurrency"] == 32
+    assert options["http"].policy.client_connections == 16
+
+
 # Issue 35, items 2 and 9: deaths in one slot never stop the others' workers.
 
 
