@@ -86,6 +86,7 @@ def test_a_worker_pins_the_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
             calls.append("served")
 
     monkeypatch.setattr(serving, "fix_mmap_threshold", lambda: calls.append("pinned") or True)
+    monkeypatch.setattr(serving.logging.config, "dictConfig", lambda _config: None)
     monkeypatch.setattr(serving, "_stop_when_orphaned", lambda _pid: None)
     monkeypatch.setattr(serving, "reuse_port_socket", lambda _host, _port: None)
     monkeypatch.setattr(serving.uvicorn, "Server", Server)
