@@ -1,6 +1,7 @@
 """Two of the reliability probe's scenarios (issue 35), loopback only, bounded in time.
 
-    .venv/bin/python bench/bench_faults.py            # about 1 min
+    .venv/bin/python bench/bench_faults.py                 # about 6 min
+    .venv/bin/python bench/bench_faults.py --only soak     # one scenario
 
 1. Parallel large pastes: 16 form posts of a 100,000-line log (~13 MB urlencoded) at once
    to `failref serve --workers 1`; the worker's peak RSS (sampled every 50 ms from /proc)
@@ -9,12 +10,18 @@
 2. Killed workers: `failref serve --workers 2`, one worker SIGKILLed every 2 s, 8 times,
    `/healthz` polled every 0.1 s meanwhile and for 10 s after. Target: the supervisor still
    runs and both workers are back (the probe saw the supervisor stop both for good).
+3. Soak: `failref serve --workers 1` under the probe's load mix (bench/load_mix.py: 32
+   keep-alive clients, match, scan and pages) for `--soak-seconds` while an editor saves
+   one reference in a loop, then the same load without saves; the worker's RSS every
+   5 s. Target: RSS at the end with saves <= 1.2x without (the probe saw 169 -> 501 MB
+   with saves, 198 -> 237 MB without).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -28,6 +35,8 @@ import urllib.request
 from collections import Counter
 from pathlib import Path
 
+import load_mix
+
 ROOT = Path(__file__).resolve().parent.parent
 LOOPBACK = "127.0.0.1"
 PASTES = 16
@@ -36,6 +45,9 @@ KILLS = 8
 KILL_EVERY_S = 2.0
 AFTER_KILLS_S = 10.0
 PEAK_TARGET_MB = 600
+SOAK_CLIENTS = 32
+SOAK_SAMPLE_S = 5.0
+SOAK_TARGET_RATIO = 1.2
 
 
 def free_port() -> int:
@@ -174,22 +186,78 @@ def killed_workers(env: dict[str, str], folder: Path) -> None:
     print(f"  supervisor running: {alive}, workers now: {workers}   (target: True, 2)")
 
 
+def soak_rss(env: dict[str, str], folder: Path, seconds: float, saving: bool) -> list[float]:
+    """The worker's RSS every SOAK_SAMPLE_S under the load mix, with or without a saver."""
+    port = free_port()
+    server = serve(port, 1, env, folder / "soak.log")
+    halt = threading.Event()
+    tally = load_mix.Tally()
+    try:
+        samples = [rss_mb(server.pid)]
+        load_mix.start_clients(port, SOAK_CLIENTS, tally, halt)
+        saver = load_mix.Saver(port, env["FAILREF_BENCH_TOKEN"], halt, 0.1)
+        if saving:
+            saver.start()
+        started = time.monotonic()
+        while time.monotonic() - started < seconds:
+            time.sleep(SOAK_SAMPLE_S)
+            samples.append(rss_mb(server.pid))
+        halt.set()
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    answers = sum(tally.statuses.values())
+    bad = {status: n for status, n in tally.statuses.items() if not status.endswith(" 200")}
+    saves = f", {saver.saves} saves, failed {dict(saver.failures) or 0}" if saving else ""
+    print(f"  {'with' if saving else 'without'} saves: RSS {samples[0]:.0f} -> ", end="")
+    print(f"{samples[len(samples) // 2]:.0f} (half-way) -> {samples[-1]:.0f} MB; ", end="")
+    print(f"{answers} answers, not 200: {bad or 0}{saves}")
+    return samples
+
+
+def soak(env: dict[str, str], folder: Path, seconds: float) -> None:
+    # A copy of the references: the editor's saves write the store of record.
+    shutil.copytree(ROOT / "references", folder / "references")
+    env = {**env, "FAILREF_REFERENCES_DIR": f"{folder}/references", "FAILREF_STORE_QUERIES": "true"}
+    failref = str(Path(sys.executable).parent / "failref")
+    added = subprocess.run(
+        [failref, "editor", "add", "soak"], cwd=ROOT, env=env, check=True, capture_output=True
+    )
+    env["FAILREF_BENCH_TOKEN"] = added.stdout.decode().split()[-1]
+    print(f"Soak: 1 worker, {SOAK_CLIENTS} clients of the probe's mix, {seconds:.0f} s each")
+    saving = soak_rss(env, folder, seconds, saving=True)
+    plain = soak_rss(env, folder, seconds, saving=False)
+    ratio = saving[-1] / plain[-1]
+    print(f"  RSS with saves / without: {ratio:.2f}x   (target <= {SOAK_TARGET_RATIO}x)")
+
+
+SCENARIOS = ("pastes", "kills", "soak")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.parse_args()
+    parser.add_argument("--only", choices=SCENARIOS, action="append", help="run only these")
+    parser.add_argument("--soak-seconds", type=float, default=180.0, help="each soak's length")
+    args = parser.parse_args()
+    chosen = args.only or SCENARIOS
     with tempfile.TemporaryDirectory() as name:
         folder = Path(name)
         env = {
             **os.environ,
             "FAILREF_DATABASE_URL": f"sqlite:///{folder}/bench.db",
-            "FAILREF_RATE_LIMIT_PER_MINUTE": "100000",
+            "FAILREF_RATE_LIMIT_PER_MINUTE": "100000000",
             "FAILREF_STORE_QUERIES": "false",
         }
         failref = Path(sys.executable).parent / "failref"
         subprocess.run([str(failref), "load"], cwd=ROOT, env=env, check=True, capture_output=True)
-        parallel_pastes(env, folder)
-        print()
-        killed_workers(env, folder)
+        for which in chosen:
+            if which == "pastes":
+                parallel_pastes(env, folder)
+            elif which == "kills":
+                killed_workers(env, folder)
+            else:
+                soak(env, folder, args.soak_seconds)
+            print()
 
 
 if __name__ == "__main__":

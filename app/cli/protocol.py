@@ -61,12 +61,16 @@ class ConnectionPolicy:
     max_header_bytes: int = MAX_HEADER_BYTES
 
     @classmethod
-    def of(cls, settings: Settings) -> ConnectionPolicy:
+    def of(cls, settings: Settings, connection_limit: int) -> ConnectionPolicy:
+        """The settings' policy for a worker taking `connection_limit` connections: one
+        address holds at most half of them, so it never takes the slots every other
+        client needs (with an open-file limit of 64 the cap is 32, and 32 connections of
+        one address answered everyone else 503)."""
         return cls(
             settings.header_timeout_s,
             settings.body_timeout_s,
             settings.write_timeout_s,
-            settings.client_connections,
+            min(settings.client_connections, max(1, connection_limit // 2)),
         )
 
 

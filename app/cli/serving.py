@@ -27,6 +27,7 @@ import uvicorn
 
 from ..config import Settings
 from ..errors import Unavailable
+from .allocator import fix_mmap_threshold
 from .logs import logging_config
 from .protocol import ConnectionPolicy, timed_protocol
 
@@ -58,13 +59,14 @@ def uvicorn_options(access_log: bool) -> dict[str, Any]:
     file descriptors for the database, the reference files and the watcher (past it,
     uvicorn answers 503 at once)."""
     settings = Settings()
+    limit = connection_limit()
     return {
         "factory": True,
         "proxy_headers": True,
         "log_config": logging_config(),
         "access_log": access_log,
-        "http": timed_protocol(ConnectionPolicy.of(settings)),
-        "limit_concurrency": connection_limit(),
+        "http": timed_protocol(ConnectionPolicy.of(settings, limit)),
+        "limit_concurrency": limit,
         "timeout_keep_alive": KEEP_ALIVE_S,
     }
 
@@ -79,6 +81,7 @@ def serve(host: str, port: int, workers: int, reload: bool, *, access_log: bool 
     """Serve until interrupted: in this process, or in `workers` processes."""
     options = uvicorn_options(access_log)
     if reload or workers == 1:
+        fix_mmap_threshold()  # before the request threads start: see allocator.py
         uvicorn.run(APP, host=host, port=port, reload=reload, **options)
         return
     if not hasattr(socket, "SO_REUSEPORT"):
@@ -105,19 +108,23 @@ def ensure_port_free(host: str, port: int) -> None:
 
 
 def reuse_port_socket(host: str, port: int) -> socket.socket:
-    """A listening socket that other processes may bind to the same address too."""
+    """A socket bound to the address, which other processes may bind to too, and not yet
+    listening: uvicorn listens once the app has started. The kernel sends a new connection
+    to any listening socket of the port, so a worker still loading (about 2-3 s) would hold
+    its share waiting, and reset them all if it died loading; eight workers killed 2 s apart
+    left /healthz 38 of 111 polls, 152 of 253 listening late (bench/bench_faults.py)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     sock.bind((host, port))
-    sock.listen(2048)
     sock.set_inheritable(True)
     return sock
 
 
 def _worker(host: str, port: int, access_log: bool, supervisor_pid: int) -> None:
     logging.config.dictConfig(logging_config())
+    fix_mmap_threshold()
     _stop_when_orphaned(supervisor_pid)
     config = uvicorn.Config(APP, **uvicorn_options(access_log))
     uvicorn.Server(config).run(sockets=[reuse_port_socket(host, port)])

@@ -18,6 +18,7 @@ import uvicorn
 from starlette.types import Receive, Scope, Send
 
 from failref.cli.protocol import ConnectionPolicy, timed_protocol
+from failref.config import Settings
 
 DEADLINE_S = 0.5
 TRICKLE_S = 0.1
@@ -212,6 +213,23 @@ def test_a_trusted_proxy_may_hold_many_connections() -> None:
     with serving(policy) as server, ExitStack() as stack:
         hold(server.port, 6, stack)
         assert served(server.port)
+
+
+@pytest.mark.parametrize(
+    ("setting", "limit", "cap"),
+    [
+        pytest.param(32, 1000, 32, id="the setting, in a worker taking 1,000"),
+        pytest.param(32, 32, 16, id="half of a worker taking 32 (open-file limit 64)"),
+        pytest.param(32, 1, 1, id="one, however small the worker"),
+    ],
+)
+def test_one_address_holds_at_most_half_of_a_worker_s_connections(
+    setting: int, limit: int, cap: int
+) -> None:
+    """With an open-file limit of 64 a worker takes 32 connections, and one address's 31
+    slow readers answered everyone else 503 (the reliability probe)."""
+    policy = ConnectionPolicy.of(Settings(client_connections=setting), limit)
+    assert policy.client_connections == cap
 
 
 def test_the_policy_is_the_settings() -> None:

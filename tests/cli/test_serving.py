@@ -111,6 +111,42 @@ def test_every_worker_runs_with_deadlines_and_a_connection_cap(
     assert options["timeout_keep_alive"] == serving.KEEP_ALIVE_S
 
 
+def test_a_worker_listens_only_once_its_app_has_started(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 35, defect 9: a worker listened before loading (2-3 s), so the kernel queued
+    connections on it meanwhile, and a worker killed while loading reset them all. uvicorn
+    gets a bound socket that is not listening; it listens after the app's start-up."""
+    given: list[socket.socket] = []
+
+    class Server:
+        def __init__(self, _config: object) -> None:
+            pass
+
+        def run(self, sockets: list[socket.socket]) -> None:
+            given.extend(sockets)
+
+    monkeypatch.setattr(serving.logging.config, "dictConfig", lambda _config: None)
+    monkeypatch.setattr(serving, "fix_mmap_threshold", lambda: True)
+    monkeypatch.setattr(serving, "_stop_when_orphaned", lambda _pid: None)
+    monkeypatch.setattr(serving.uvicorn, "Server", Server)
+    port = free_port()
+    serving._worker("127.0.0.1", port, False, os.getpid())
+    with given[0] as sock:
+        assert sock.getsockname() == ("127.0.0.1", port)
+        assert sock.getsockopt(socket.SOL_SOCKET, socket.SO_ACCEPTCONN) == 0
+        assert sock.getsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT) == 1
+
+
+def test_under_a_small_open_file_limit_one_address_leaves_half_the_slots(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 35, defect 1: at an open-file limit of 64 a worker takes 32 connections; with a
+    per-address cap of 32, 31 slow readers from one address left a bystander 503s."""
+    monkeypatch.setattr(serving.resource, "getrlimit", lambda _which: (64, 64))
+    options = serving.uvicorn_options(access_log=False)
+    assert options["limit_concurrency"] == 32
+    assert options["http"].policy.client_connections == 16
+
+
 # Issue 35, items 2 and 9: deaths in one slot never stop the others' workers.
 
 
