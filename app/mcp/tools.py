@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Annotated, Any
+from typing import Annotated, Any, get_type_hints
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.types import CallToolResult, InputRequiredResult, ToolAnnotations
-from pydantic import Field, ValidationError
+from mcp.types import Tool as MCPTool
+from pydantic import BaseModel, Field, ValidationError
 
 from ..config import (
     DEFAULT_LIST_LIMIT,
@@ -120,7 +121,19 @@ Calculators and their inputs [unit]:
 
 class FailrefMCPServer(MCPServer[Any]):
     """The SDK's server, with arguments its schema refuses named in the JSON API's words:
-    every wrong argument at once, as `field: problem`, without pydantic's own text."""
+    every wrong argument at once, as `field: problem`, without pydantic's own text; and
+    each tool's output schema as its answers are written (`written_schemas`)."""
+
+    written_schemas: dict[str, dict[str, Any]]  # set by build_mcp_server
+
+    async def list_tools(self) -> list[MCPTool]:
+        listed = await super().list_tools()
+        return [
+            tool.model_copy(update={"output_schema": self.written_schemas[tool.name]})
+            if tool.name in self.written_schemas
+            else tool
+            for tool in listed
+        ]
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
@@ -154,7 +167,16 @@ def build_mcp_server(library_provider: LibraryProvider) -> MCPServer:
         server.add_tool(
             tool, name=name, title=title, description=description, annotations=READ_ONLY
         )
+    server.written_schemas = {name: written_schema(tool) for name, tool, _, _ in tools}
     return server
+
+
+def written_schema(tool: Callable[..., BaseModel]) -> dict[str, Any]:
+    """The JSON schema of a tool's answers as they are written: the SDK publishes the schema
+    a model validates against, which leaves out computed fields (a reference's `*html`,
+    rendered on first read) that every answer holds."""
+    answer: type[BaseModel] = get_type_hints(tool)["return"]
+    return answer.model_json_schema(mode="serialization")
 
 
 @contextmanager
