@@ -36,6 +36,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from load_mix import save_once
+
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE_ID = "allreduce-slow-link"
 MATCH_BODY = {
@@ -208,25 +210,7 @@ class Saver(threading.Thread):
     def run(self) -> None:
         url = f"{self.base}/api/v1/references/{REFERENCE_ID}"
         while not self._halt.wait(0.5):
-            with urllib.request.urlopen(f"{url}/text", timeout=60) as answer:
-                etag = answer.headers["etag"]
-                text = answer.read().decode()
-            # Every save changes the file: its `updated:` date goes back and forth.
-            dates = ("updated: 2026-01-01", "updated: 2026-01-02")
-            edited = re.sub(r"^updated: .*$", dates[self.saves % 2], text, count=1, flags=re.M)
-            request = urllib.request.Request(
-                url,
-                data=edited.encode(),
-                method="PUT",
-                headers={
-                    "content-type": "text/markdown",
-                    "authorization": f"Bearer {self.token}",
-                    "if-match": etag,
-                },
-            )
-            start = time.monotonic()
-            with urllib.request.urlopen(request, timeout=60):
-                self.times.append(time.monotonic() - start)
+            self.times.append(save_once(url, self.token, self.saves))
             self.saves += 1
 
     def stop(self) -> None:

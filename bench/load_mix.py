@@ -118,6 +118,29 @@ class Client(threading.Thread):
         return "page", "GET", self.rng.choice(self.pages), None
 
 
+def save_once(url: str, token: str, number: int) -> float:
+    """One editor's save of the reference at `url` (its API path), its `updated:` date set by
+    the save's number so every save changes the file; the seconds the `PUT` took."""
+    with urllib.request.urlopen(f"{url}/text", timeout=60) as answer:
+        etag = answer.headers["etag"]
+        text = answer.read().decode()
+    date = ("updated: 2026-01-01", "updated: 2026-01-02")[number % 2]
+    edited = re.sub(r"^updated: .*$", date, text, count=1, flags=re.M)
+    request = urllib.request.Request(
+        url,
+        data=edited.encode(),
+        method="PUT",
+        headers={
+            "content-type": "text/markdown",
+            "authorization": f"Bearer {token}",
+            "if-match": etag,
+        },
+    )
+    start = time.monotonic()
+    with urllib.request.urlopen(request, timeout=60):
+        return time.monotonic() - start
+
+
 class Saver(threading.Thread):
     """An editor saving one reference in a loop, its `updated:` date going back and forth."""
 
@@ -129,25 +152,10 @@ class Saver(threading.Thread):
 
     def run(self) -> None:
         url = f"http://{LOOPBACK}:{self.port}/api/v1/references/{SAVED_REFERENCE}"
-        dates = ("updated: 2026-01-01", "updated: 2026-01-02")
         while not self.halt.wait(self.pause_s):
             try:
-                with urllib.request.urlopen(f"{url}/text", timeout=60) as answer:
-                    etag = answer.headers["etag"]
-                    text = answer.read().decode()
-                edited = re.sub(r"^updated: .*$", dates[self.saves % 2], text, count=1, flags=re.M)
-                request = urllib.request.Request(
-                    url,
-                    data=edited.encode(),
-                    method="PUT",
-                    headers={
-                        "content-type": "text/markdown",
-                        "authorization": f"Bearer {self.token}",
-                        "if-match": etag,
-                    },
-                )
-                with urllib.request.urlopen(request, timeout=60):
-                    self.saves += 1
+                save_once(url, self.token, self.saves)
+                self.saves += 1
             except OSError as error:
                 self.failures[type(error).__name__] += 1
 

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from failref.domain.references import markdown
 from failref.domain.references.document import Message, MessageKind, Reference
+from failref.domain.references.markdown import (
+    RENDERED_CHARS_KEPT,
+    RenderedFragments,
+    render_markdown,
+)
 
 
 def made_reference(**fields: object) -> Reference:
@@ -86,3 +94,16 @@ def write_references(folder: Path, numbers: range, category: str = "training") -
         text = NUMBERED_REFERENCE.format(id=ref_id, number=number, category=category)
         (folder / f"{ref_id}.md").write_text(text, encoding="utf-8")
     return ids
+
+
+def counted_renders(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every Markdown text rendered from now on, in order, through an empty cache."""
+    rendered: list[str] = []
+
+    def counted(text: str) -> str:
+        rendered.append(text)
+        return render_markdown(text)
+
+    monkeypatch.setattr(markdown, "render_markdown", counted)
+    monkeypatch.setattr(markdown, "RENDERED", RenderedFragments(RENDERED_CHARS_KEPT))
+    return rendered

@@ -7,14 +7,12 @@ import shutil
 from pathlib import Path
 
 import pytest
+from reference_helpers import counted_renders
 from store_helpers import in_database_mode
 
 from failref.config import Settings
-from failref.domain.references import markdown
 from failref.domain.references.folder import read_folder, reference_files
 from failref.domain.references.markdown import (
-    RENDERED_CHARS_KEPT,
-    RenderedFragments,
     render_markdown,
 )
 from failref.services.editing import Edit, editable_file, save_reference
@@ -144,14 +142,7 @@ def test_a_first_start_parses_each_file_once_and_renders_no_page(
     """Issue 35, item 11: the index takes the references the folder's files gave (their
     rows' documents are their readings) instead of parsing those documents again, and no
     Markdown is rendered until a page or API body asks for it."""
-    rendered: list[str] = []
-
-    def counted(text: str) -> str:
-        rendered.append(text)
-        return render_markdown(text)
-
-    monkeypatch.setattr(markdown, "render_markdown", counted)
-    monkeypatch.setattr(markdown, "RENDERED", RenderedFragments(RENDERED_CHARS_KEPT))
+    rendered = counted_renders(monkeypatch)
     library = open_library(settings)
     files = len(reference_files(settings.references_dir))
     assert (library.parsed_files.parsed, library.parsed_rows.parsed) == (files, 0)

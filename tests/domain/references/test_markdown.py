@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import pytest
 from paths import REFERENCES
+from reference_helpers import counted_renders
 
-from failref.domain.references import markdown
 from failref.domain.references.folder import read_folder
 from failref.domain.references.markdown import (
-    RENDERED_CHARS_KEPT,
     RenderedFragments,
     render_markdown,
 )
@@ -76,14 +75,7 @@ def test_a_fragment_read_again_is_not_rendered_again() -> None:
 def test_markdown_renders_on_first_read_not_at_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
     """Parsing a folder renders no HTML; each fragment renders as the page reads it, to
     what rendering its Markdown gives."""
-    rendered: list[str] = []
-
-    def counted(text: str) -> str:
-        rendered.append(text)
-        return render_markdown(text)
-
-    monkeypatch.setattr(markdown, "render_markdown", counted)
-    monkeypatch.setattr(markdown, "RENDERED", RenderedFragments(RENDERED_CHARS_KEPT))
+    rendered = counted_renders(monkeypatch)
     references = read_folder(REFERENCES).references
     assert len(references) > 50
     assert rendered == []
