@@ -42,8 +42,7 @@ class SyncReport:
     problems: list[Problem]
     conflicts: list[str] = field(default_factory=list)
     release: Verdict | None = None  # None: not checked (folder mode, see `releases.py`)
-    # The references the folder's files gave, by id, for `read_index` to take rather than
-    # parse their rows' documents again (`Library.reload` drops them once read).
+    # What the folder's files gave, by id: `read_index` takes them, not their rows' documents.
     served: Mapping[str, Reference] = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -341,9 +340,8 @@ def read_index(
     served: Mapping[str, Reference] | None = None,
 ) -> tuple[list[Reference], dict[str, str]]:
     """Every indexed reference (in title order) and every alias with the id it names;
-    with `parsed`, only the rows stored since its last read are read whole and parsed. A
-    row whose reading is that of a reference in `served` (what a sync just read from the
-    folder, see `readings.py`) takes that reference: its document is that reference's."""
+    with `parsed`, only rows stored since its last read are parsed, and a row whose reading
+    is a reference's in `served` (what a sync just read, `readings.py`) takes that one."""
     parsed = parsed or ParsedRows()
     versions = session.exec(
         select(
