@@ -79,6 +79,12 @@ class Message(Frozen):
         "is always unknown.",
     )
 
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def seen_in_html(self) -> str:
+        """The 'Seen in' paragraph, rendered: where, in which release, and what it showed."""
+        return rendered_html(self.seen_in_markdown)
+
 
 class Cause(Frozen):
     """One possible cause, most likely first."""

@@ -548,6 +548,15 @@ def test_reference_page_shows_what_the_file_says(client: TestClient) -> None:
     assert page.find("time").attrs["datetime"] == "2026-11-01"
 
 
+def test_each_message_shows_its_seen_in_paragraph_whole(client: TestClient) -> None:
+    """The paragraph a writer puts under a message (where, in which release, what the thread
+    showed) is on the page as written, its links live, not reduced to its first URL."""
+    page = parse(client.get("/r/slow-collective"))
+    captions = [" ".join(caption.text.split()) for caption in page.find_all("figcaption")]
+    assert "Seen in the NCCL issue tracker." in captions
+    assert "https://github.com/NVIDIA/nccl/issues/1" in page.hrefs()
+
+
 def test_reference_calculator_starts_from_the_worked_example(client: TestClient) -> None:
     response = client.get("/r/slow-collective")
     panel = context_of(response)["panel"]
