@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Mapping
+from typing import get_args
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from sqlmodel import Session, col, select
 
 from ..domain.references.document import Reference
@@ -18,16 +19,20 @@ from ..domain.references.folder import ParsedFile, ParsedFiles
 from ..domain.references.reading import reading_of
 from .models import ReferenceRow
 
-# The rendered HTML a document written before it was left out holds: (list, key) pairs, the
-# list None for the reference itself.
-RENDERED_KEYS = (
-    (None, "context_html"),
-    (None, "worked_example_html"),
-    ("causes", "html"),
-    ("candidates", "html"),
-    ("checks", "html"),
-    ("sources", "supports_html"),
-)
+
+def rendered_keys() -> tuple[tuple[str | None, str], ...]:
+    """The rendered HTML a document written before it was left out holds, as (list, key)
+    pairs, the list None for the reference itself: every computed field of a reference and
+    of the items of its lists, read off the models so a new one is never missed."""
+    keys: list[tuple[str | None, str]] = [(None, name) for name in Reference.model_computed_fields]
+    for name, field in Reference.model_fields.items():
+        for item in get_args(field.annotation):
+            if isinstance(item, type) and issubclass(item, BaseModel):
+                keys.extend((name, computed) for computed in item.model_computed_fields)
+    return tuple(keys)
+
+
+RENDERED_KEYS = rendered_keys()
 
 
 def stored_document(reference: Reference) -> str:
