@@ -94,19 +94,22 @@ def _calculator_runs(templated: dict[str, Any], described: dict[str, Any]) -> di
     in `Allow`)."""
     runs: dict[str, Any] = {}
     for name, calculator in CALCULATORS.items():
-        describe = copy.deepcopy(described)
-        describe["operationId"] = f"describe_calculator_{name.replace('-', '_')}"
-        describe["summary"] = f"Describe {calculator.title}"
-        describe["parameters"] = [p for p in describe["parameters"] if p["name"] != "name"]
-        describe["responses"].pop("404", None)
-        operation = copy.deepcopy(templated)
-        operation["operationId"] = f"run_calculator_{name.replace('-', '_')}"
-        operation["summary"] = f"Run {calculator.title}"
-        operation["parameters"] = [p for p in operation["parameters"] if p["name"] != "name"]
-        operation["responses"].pop("404", None)
+        operation = _on_its_path(templated, "run", name, calculator.title)
         inputs = {k: v for k, v in calculator.input_schema().items() if k != "$schema"}
         body = operation["requestBody"]["content"]["application/json"]
         body["schema"] = inputs
         body["example"] = calculator.defaults()
+        describe = _on_its_path(described, "describe", name, calculator.title)
         runs[CALCULATOR_PATH.format(name)] = {"get": describe, "post": operation}
     return runs
+
+
+def _on_its_path(templated: dict[str, Any], verb: str, name: str, title: str) -> dict[str, Any]:
+    """A copy of a `{name}` operation for one calculator on its own path: no name parameter,
+    and no 404 (the path names a calculator that exists)."""
+    operation = copy.deepcopy(templated)
+    operation["operationId"] = f"{verb}_calculator_{name.replace('-', '_')}"
+    operation["summary"] = f"{verb.capitalize()} {title}"
+    operation["parameters"] = [p for p in operation["parameters"] if p["name"] != "name"]
+    operation["responses"].pop("404", None)
+    return operation

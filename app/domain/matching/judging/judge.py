@@ -86,7 +86,7 @@ class Judge:
         self.text = text
         self.neighbours = neighbours
         # References a more fitting message on the same line outdoes (`judging.specific`).
-        self.narrower = narrower_matches(index, text, ranked, neighbours)
+        self.narrower = narrower_matches(index, ranked, neighbours)
         # The text lowered and where each candidate's snippet is in it, for every symptom.
         self._snippet_lines: dict[str, int | None] = {}
         self._lowered = ""

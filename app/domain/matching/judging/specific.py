@@ -9,9 +9,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..index.match_index import MatchIndex
-from ..index.pieces import comparison_key
-from ..reading.normalize import normalize_line
-from ..reading.tokens import informative
 from ..scoring.scorer import Scored
 from ..search.compare import LineScores
 
@@ -21,7 +18,6 @@ QUOTED_WORDS = 3
 
 def narrower_matches(
     index: MatchIndex,
-    text: str,
     ranked: Sequence[tuple[int, Scored]],
     neighbours: Sequence[tuple[int, LineScores]],
 ) -> dict[int, str]:
@@ -31,18 +27,15 @@ def narrower_matches(
     held: dict[int, str] = {}
     for ref, scored in ranked:
         scores = by_number.get(scored.line_number)
-        if scored.line is None or scored.span is None or scores is None:
+        if scored.line is None or scores is None:
             continue
         mine = set(index.entry_weights[scored.line.entry])
-        said: set[str] | None = None
+        said = set(scores.query)  # the line's telling words
         for other, _ in ranked:
             line = scores.best_line(index, other) if other != ref else None
             theirs = set(index.entry_weights[line.entry]) if line is not None else mine
             if not (mine < theirs or theirs < mine):
                 continue
-            if said is None:
-                pasted = text[scored.span[0] : scored.span[1]]
-                said = set(informative(comparison_key(normalize_line(pasted)).split()))
             extra = theirs ^ mine
             words = ", ".join(sorted(extra)[:QUOTED_WORDS])
             if mine < theirs and extra <= said:

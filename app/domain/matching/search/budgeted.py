@@ -48,4 +48,6 @@ def score_line(index: MatchIndex, key: str, exhaustive: bool = False) -> LineSco
         exact_above = math.nextafter(similarity_bound(first_left), math.inf)
     best: dict[int, Found] = {}
     healthy, _ = compare_lines(index, key, entries, shared, mass, best, NO_LINE)
-    return line_scores(index, best, healthy, exact_above, len(query))
+    scores = line_scores(index, best, healthy, exact_above, len(query))
+    scores.key, scores.query, scores.mass = key, query, mass
+    return scores
