@@ -25,7 +25,7 @@ from ...references.values import (
 )
 from ..index.match_index import MatchIndex
 from ..reading.context import QueryContext
-from ..reading.evidence import line_level, normal_output, quieter
+from ..reading.evidence import code_path_hits, line_level, normal_output, quieter
 from ..results import (
     CandidateMatch,
     CheckHint,
@@ -56,6 +56,10 @@ _WORDS_RE = re.compile(r"[a-z0-9_]+")
 # A failure message logged at these levels (NCCL's `INFO NET/Socket : Using`) is what many
 # healthy runs print too: it is a lead for its page, never a confident answer.
 QUIET_MESSAGE_LEVELS = frozenset({"info", "debug"})
+# A telling span this many other pages' messages name is a generic status, not one answer.
+GENERIC_SPAN_PAGES = 2
+
+
 # Message kinds a close match answers with confidently: a failure, and a warning pasted
 # alone (in a log a warning is never a failure: `logs.scan`).
 ANSWERING_KINDS = frozenset({"failure", "warning"})
@@ -206,7 +210,7 @@ def gates_for(
     # Only a match that could be confident is worth the telling-span comparison.
     could_be = bool(text) and scored.raw >= CONFIDENT_THRESHOLD
     other = tails_disagree(text, message_line(index, reference, line.entry)) if could_be else None
-    if other is not None and named_elsewhere(index, line.ref, other.words):
+    if other is not None and overruled(index, line.ref, other.words, text):
         gates.append(
             f"line {scored.line_number} ends “{other.said[:60]}” where its message ends "
             f"“{other.meant[:60]}”: another page's messages name what the line says"
@@ -232,16 +236,33 @@ def gates_for(
     return gates
 
 
-def named_elsewhere(index: MatchIndex, ref: int, words: frozenset[str]) -> bool:
-    """Whether one message line of another reference holds every one of these words."""
+def overruled(index: MatchIndex, ref: int, words: frozenset[str], text: str) -> bool:
+    """Whether what a line's telling span says (`words`) is another page's answer rather
+    than this one's: a message line of another reference holds every one of the words. A
+    line printed by this reference's own code is overruled only by a span that names one
+    failure: a status several pages name, or a symptom page does (`invalid argument`,
+    which many failures print), says less than the file that printed it
+    (`custom_all_reduce.cuh:164 'invalid argument'`), where `peer access is not supported
+    between these two devices` names one cause wherever it is printed."""
+    others = naming(index, ref, words)
+    if not others:
+        return False
+    if ref not in code_path_hits(text, index.code_paths):
+        return True
+    kinds = {index.references[other].kind for other in others}
+    return len(others) < GENERIC_SPAN_PAGES and "symptom" not in kinds
+
+
+def naming(index: MatchIndex, ref: int, words: frozenset[str]) -> set[int]:
+    """The other references one of whose message lines holds every one of these words."""
     postings, refs = index.postings, index.entry_refs
     holding: set[int] | None = None
     for word in words:
         lines = postings.get(word)
         if not lines:
-            return False
+            return set()
         holding = set(lines) if holding is None else holding & lines
-    return any(refs[entry] != ref for entry in holding or ())
+    return {refs[entry] for entry in holding or ()} - {ref}
 
 
 def message_line(index: MatchIndex, reference: Reference, entry: int) -> str:

@@ -2,7 +2,10 @@
 more: the more specific decides. When the line says the extra words, the general message
 is not a confident answer for that line (a size mismatch whose shape is `torch.Size([0])`,
 which ZeRO-3's page names, against any checkpoint's size mismatch); when the line does
-not say them, the specific message is not (it names what the line lacks)."""
+not say them, the specific message is not (it names what the line lacks). Units
+(`GiB`, `ms`) clothe values and name no failure: two messages that differ only by them are
+as specific as each other (vLLM's `Error in model execution` quoted whole on one page, up to
+its `Tried to allocate <n> GiB` on another)."""
 
 from __future__ import annotations
 
@@ -14,6 +17,38 @@ from ..search.compare import LineScores
 
 # How many of the extra words a reason quotes.
 QUOTED_WORDS = 3
+# Units of the sizes, times and rates logs print: never what makes a message more specific.
+UNIT_WORDS = frozenset(
+    [
+        "b",
+        "kb",
+        "kib",
+        "mb",
+        "mib",
+        "gb",
+        "gib",
+        "tb",
+        "tib",
+        "bytes",
+        "ns",
+        "us",
+        "ms",
+        "sec",
+        "secs",
+        "seconds",
+        "min",
+        "mins",
+        "minutes",
+        "hours",
+        "gbps",
+        "mbps",
+        "gbit",
+        "hz",
+        "mhz",
+        "ghz",
+        "tflops",
+    ]
+)
 
 
 def narrower_matches(
@@ -36,7 +71,9 @@ def narrower_matches(
             theirs = set(index.entry_weights[line.entry]) if line is not None else mine
             if not (mine < theirs or theirs < mine):
                 continue
-            extra = theirs ^ mine
+            extra = (theirs ^ mine) - UNIT_WORDS
+            if not extra:
+                continue
             words = ", ".join(sorted(extra)[:QUOTED_WORDS])
             if mine < theirs and extra <= said:
                 held[ref] = (

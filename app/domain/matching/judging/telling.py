@@ -1,6 +1,8 @@
-"""The telling span of an error line: what it says after its last `: ` when that is a few
-words (`CUDA error: invalid device ordinal`, `error=10 : invalid device ordinal`,
-`Error 802: system not yet initialized`). The words before it are often the same for many
+"""The telling span of an error line: the status it quotes at its end (NCCL's `Cuda failure
+'invalid argument'`, `custom_all_reduce.cuh:307 'peer access is not supported between these
+two devices'`), else what it says after its last `: ` when that is a few words (`CUDA error:
+invalid device ordinal`, `error=10 : invalid device ordinal`, `Error 802: system not yet
+initialized`). The words before it are often the same for many
 failures (PyTorch's `RuntimeError: CUDA error:`, the old `THCudaCheck FAIL file=... line=...
 error=...`), so a line and a message that agree on those and disagree on the telling span
 are different failures when another page's messages name what the line's span says: such
@@ -13,16 +15,27 @@ import re
 from dataclasses import dataclass
 
 from ..reading.teardown import is_scaffold
+from ..reading.tokens import STOPWORDS, stem
 
 # A telling span is short: longer tails are descriptions, paths or values, not a name.
 MAX_TAIL_WORDS = 6
+# A quoted status is a name however many words it takes (CUDA's and NCCL's status strings
+# run to 8), within reason.
+MAX_QUOTED_WORDS = 12
+# A line that ends by quoting something (closing brackets or a full stop may follow).
+_QUOTED_END_RE = re.compile(r"'([^'\n]{1,160})'[\s.)\]]*$")
+# Clauses that end a line whatever its failure: the release, where to read more.
+_TRAILING_BOILERPLATE_RE = re.compile(
+    r"(?:,\s?NCCL version [\w.<>+-]+| ?\(run with NCCL_DEBUG=\w+ for details\))+\s*$",
+    re.IGNORECASE,
+)
 _PLACEHOLDER_RE = re.compile(r"<[^<>\n]*>")
 _WORD_RE = re.compile(r"[a-z][a-z_]{2,}")
 
 
 @dataclass(frozen=True, slots=True)
 class Disagreement:
-    """A line's telling span against its message's: the words only the line says, and the
+    """A line's telling span against its message's: the words of the line's span, and the
     two spans as written."""
 
     words: frozenset[str]
@@ -30,27 +43,55 @@ class Disagreement:
     meant: str
 
 
-def tail_words(line: str) -> frozenset[str] | None:
-    """The words of a line's telling span (after its last `: `), placeholders left out;
-    None when it has none, is longer than MAX_TAIL_WORDS or is a traceback's header."""
+def telling_span(line: str) -> tuple[str, int] | None:
+    """A line's telling span as written, and the most words it may hold: the status it
+    quotes at its end; else what follows its last `: `, or when that is longer than a
+    name, its last `, ` (PyTorch's `NCCL error in: <path>:<n>, unhandled cuda error`);
+    trailing boilerplate (`, NCCL version <n>`, `(run with NCCL_DEBUG=INFO for details)`)
+    left out. None when it has neither."""
+    quoted = _QUOTED_END_RE.search(line)
+    if quoted is not None:
+        return quoted.group(1), MAX_QUOTED_WORDS
+    line = _TRAILING_BOILERPLATE_RE.sub("", line)
     cut = line.rfind(": ")
-    if cut < 0 or is_scaffold(line[cut + 2 :]):
+    if cut < 0:
         return None
-    words = frozenset(_WORD_RE.findall(_PLACEHOLDER_RE.sub(" ", line[cut + 2 :]).lower()))
-    if not words or len(words) > MAX_TAIL_WORDS:
+    span = line[cut + 2 :]
+    comma = span.rfind(", ")
+    if comma >= 0 and len(_WORD_RE.findall(span.lower())) > MAX_TAIL_WORDS:
+        span = span[comma + 2 :]
+    return span, MAX_TAIL_WORDS
+
+
+def tail_words(line: str) -> frozenset[str] | None:
+    """The words of a line's telling span, placeholders and stop words left out (the index
+    holds no stop word); None when it has none, holds more words than a name (stop words
+    counted) or is a traceback's header."""
+    found = telling_span(line)
+    if found is None or is_scaffold(found[0]):
         return None
-    return words
+    span, most = found
+    words = frozenset(_WORD_RE.findall(_PLACEHOLDER_RE.sub(" ", span).lower()))
+    if not words or len(words) > most:
+        return None
+    return (words - STOPWORDS) or None
 
 
 def tails_disagree(line: str, message_line: str) -> Disagreement | None:
     """When a pasted line and the message line it matched each name something the other
     does not in their telling spans (`invalid device ordinal` against `invalid device
-    function`)."""
+    function`), with every word of the line's span: a page that names the line's failure
+    names all of them. Words are compared by their stems: `devices` is what `device(s)`
+    says."""
     said, meant = tail_words(line), tail_words(message_line)
-    if said is None or meant is None or not (said - meant) or not (meant - said):
+    if said is None or meant is None:
         return None
-    return Disagreement(
-        said - meant,
-        line[line.rfind(": ") + 2 :].strip(),
-        message_line[message_line.rfind(": ") + 2 :].strip(),
-    )
+    said_stems, meant_stems = {stem(word) for word in said}, {stem(word) for word in meant}
+    if said_stems <= meant_stems or meant_stems <= said_stems:
+        return None
+    return Disagreement(said, _span_text(line), _span_text(message_line))
+
+
+def _span_text(line: str) -> str:
+    found = telling_span(line)
+    return found[0].strip() if found is not None else ""

@@ -53,3 +53,22 @@ def test_a_line_not_saying_them_holds_the_specific_message_back() -> None:
     confident, why = found["specific"]
     assert not confident
     assert why == ["its message names “empty”, which the line does not"]
+
+
+def test_units_alone_make_no_message_more_specific() -> None:
+    quoted_whole = made_reference(
+        id="whole",
+        messages=[made_message("OutOfMemoryError: CUDA out of memory. Tried to allocate <n> GiB")],
+    )
+    quoted_short = made_reference(
+        id="short",
+        messages=[made_message("OutOfMemoryError: CUDA out of memory. Tried to allocate")],
+    )
+    found = {
+        m.id: (m.confident, m.held_back)
+        for m in match_text(
+            build_index([quoted_whole, quoted_short]),
+            "OutOfMemoryError: CUDA out of memory. Tried to allocate 3.82 GiB",
+        ).matches
+    }
+    assert found == {"whole": (True, []), "short": (True, [])}

@@ -7,7 +7,7 @@ import pytest
 from reference_helpers import made_message, made_reference
 
 from failref.domain.matching.index.match_index import build_index
-from failref.domain.matching.judging.telling import tail_words, tails_disagree
+from failref.domain.matching.judging.telling import tail_words, tails_disagree, telling_span
 from failref.domain.matching.messages.match import match_text
 
 
@@ -28,6 +28,22 @@ from failref.domain.matching.messages.match import match_text
         pytest.param("no colon here", None, id="none"),
         pytest.param("[rank0]: Traceback (most recent call last):", None, id="traceback-header"),
         pytest.param("x: one two three four five six seven", None, id="a-description"),
+        pytest.param(
+            "h100-4: Test NCCL failure common.cu:1057 'internal error / '",
+            {"internal", "error"},
+            id="a-quoted-status",
+        ),
+        pytest.param(
+            "Failed: Cuda error <path>:307 'peer access is not supported between these two "
+            "devices'",
+            {"peer", "access", "supported", "between", "these", "two", "devices"},
+            id="a-long-quoted-status-without-its-stop-words",
+        ),
+        pytest.param(
+            "Warning: 1Torch was not compiled with flash attention. (function operator ())",
+            None,
+            id="stop-words-count-towards-the-length",
+        ),
     ],
 )
 def test_the_telling_span_is_the_short_end_of_a_line(line: str, words: set[str] | None) -> None:
@@ -41,12 +57,50 @@ def test_spans_disagree_only_when_each_says_what_the_other_does_not() -> None:
     )
     assert found is not None
     assert (found.words, found.said, found.meant) == (
-        frozenset({"ordinal"}),
+        frozenset({"invalid", "device", "ordinal"}),
         "invalid device ordinal",
         "invalid device function",
     )
     assert tails_disagree("CUDA error: out of memory", "CUDA error: out of memory") is None
     assert tails_disagree("CUDA error: out of memory (retry)", "CUDA error: out of memory") is None
+
+
+@pytest.mark.parametrize(
+    ("line", "span"),
+    [
+        pytest.param(
+            "RuntimeError: NCCL error in: /pytorch/torch/lib/c10d/ProcessGroupNCCL.cpp:32, "
+            "unhandled cuda error, NCCL version 2.4.8",
+            "unhandled cuda error",
+            id="the-last-clause-when-the-colon-leads-to-a-path",
+        ),
+        pytest.param(
+            "DistBackendError: NCCL error in: <path>:<n>, unhandled system error (run with "
+            "NCCL_DEBUG=INFO for details), NCCL version <n>",
+            "<path>:<n>, unhandled system error",
+            id="boilerplate-left-out",
+        ),
+        pytest.param(
+            "Failed: Cuda error /csrc/custom_all_reduce.cuh:307 'invalid argument'",
+            "invalid argument",
+            id="a-quoted-status",
+        ),
+    ],
+)
+def test_the_telling_span_as_written(line: str, span: str) -> None:
+    found = telling_span(line)
+    assert found is not None
+    assert found[0] == span
+
+
+def test_spans_are_compared_by_their_stems() -> None:
+    assert (
+        tails_disagree(
+            "RuntimeError: CUDA error: all CUDA-capable devices are busy or unavailable",
+            "RuntimeError: CUDA error: CUDA-capable device(s) is/are busy or unavailable",
+        )
+        is None
+    )
 
 
 def test_a_span_another_page_names_holds_the_match_back() -> None:
@@ -70,3 +124,64 @@ def test_a_span_another_page_names_holds_the_match_back() -> None:
     assert "another page's messages name what the line says" in first.held_back[0]
     alone = match_text(build_index([function]), line).matches[0]
     assert alone.held_back == []  # no other page names it: a variant of the same failure
+
+
+def test_a_generic_status_does_not_overrule_the_code_that_printed_the_line() -> None:
+    custom = made_reference(
+        id="custom",
+        title="custom all-reduce fails on peer access between two devices",
+        code_paths=("custom_all_reduce.cuh",),
+        messages=[
+            made_message(
+                "Failed: Cuda error <path>/custom_all_reduce.cuh:<n> 'invalid resource handle'"
+            )
+        ],
+    )
+    generic = [
+        made_reference(id=name, messages=[made_message(f"{name} error: invalid argument")])
+        for name in ("status", "launch")
+    ]
+    p2p = made_reference(
+        id="p2p",
+        messages=[
+            made_message("CUDA error: peer access is not supported between these two devices")
+        ],
+    )
+    index = build_index([custom, *generic, p2p])
+    generic_status = "Failed: Cuda error /csrc/custom_all_reduce.cuh:164 'invalid argument'"
+    first = match_text(index, generic_status).matches[0]
+    assert (first.id, first.confident, first.held_back) == ("custom", True, [])
+    one_failure = (
+        "Failed: Cuda error /csrc/custom_all_reduce.cuh:307 'peer access is not supported "
+        "between these two devices'"
+    )
+    found = {m.id: m for m in match_text(index, one_failure).matches}
+    assert not found["custom"].confident
+    assert "another page's messages name what the line says" in found["custom"].held_back[0]
+    assert found["p2p"].confident
+
+
+def test_only_a_page_naming_the_whole_span_holds_the_match_back() -> None:
+    system = made_reference(
+        id="system",
+        title="NCCL error in a process group",
+        messages=[
+            made_message(
+                "RuntimeError: NCCL error in: <path>:<n>, unhandled system error, NCCL version <n>"
+            )
+        ],
+    )
+    cuda_words = made_reference(id="cuda", messages=[made_message("CUDA error: unknown error")])
+    line = (
+        "RuntimeError: NCCL error in: /torch/lib/c10d/ProcessGroupNCCL.cpp:32, "
+        "unhandled cuda error, NCCL version 2.4.8"
+    )
+    first = match_text(build_index([system, cuda_words]), line).matches[0]
+    assert (first.id, first.confident) == ("system", True)  # `cuda` alone names nothing
+    whole = made_reference(
+        id="whole",
+        messages=[made_message("NCCL error: unhandled cuda error (run with NCCL_DEBUG=INFO)")],
+    )
+    found = {m.id: m for m in match_text(build_index([system, cuda_words, whole]), line).matches}
+    assert not found["system"].confident
+    assert "another page's messages name what the line says" in found["system"].held_back[0]

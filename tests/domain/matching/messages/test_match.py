@@ -178,6 +178,11 @@ KERNEL_PAGES = {
         "[]",
         "CUDA error: invalid argument",
     ),
+    "fx-launch": (
+        "A Triton kernel's launch is refused",
+        "[]",
+        "RuntimeError: Triton Error [CUDA]: invalid argument",
+    ),
     "fx-kernel": (
         "The fused kernel's IPC set-up fails",
         "[fx_kernel.cuh]",
