@@ -60,6 +60,14 @@ PREFIX_RES: tuple[re.Pattern[str], ...] = (
     # syslog `Jan  2 03:04:05 host kernel:`, dmesg -T `[Fri Aug  9 13:32:56 2024]`
     re.compile(rf"{_MONTH} +{_N} {_TIME}(?:\s+[\w.<>-]+ [\w.-]+(?:\[{_N}\])?:)?\s+"),
     re.compile(rf"\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) {_MONTH} +{_N} {_TIME} {_N}\]\s*"),
+    # Rust `tracing` (TGI, Dynamo): the level, then the spans and the module that logged,
+    # the same on every line of a component (`ERROR shard-manager: text_generation_launcher:`,
+    # `INFO dynamo_engine_vllm::worker:`); the lower-case snake_case target keeps Python's
+    # dotted loggers and words such as `RuntimeError:` out.
+    re.compile(
+        r"(?:INFO|WARN|ERROR|DEBUG|TRACE) +(?:[a-z][\w-]*(?:\{[^{}\n]{0,200}\})?: )*"
+        r"[a-z][a-z0-9_]*(?:::[a-z0-9_]+)*: "
+    ),
     # levels: `INFO`, `[WARNING]`, `ERROR:root:`, `| ERROR    |`
     re.compile(
         r"[\[|]?\s*(?:INFO|WARN|WARNING|ERROR|DEBUG|CRITICAL|FATAL|TRACE|NOTICE)"

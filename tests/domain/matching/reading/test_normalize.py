@@ -75,6 +75,18 @@ RULE_CASES = [
         ),
         ("ray worker", "(RayWorkerWrapper pid=1, ip=10.0.0.1) boom", "boom"),
         (
+            "rust tracing span and target",
+            "2024-03-06T17:53:31.052444Z ERROR shard-manager: text_generation_launcher: Shard 0",
+            "Shard 0",
+        ),
+        ("rust module path", "INFO dynamo_engine_vllm::worker: VLLM: Failed", "VLLM: Failed"),
+        (
+            "python dotted logger kept",
+            "ERROR torch.distributed.api: failed",
+            "torch.distributed.api: failed",
+        ),
+        ("an error word kept", "ERROR RuntimeError: boom", "RuntimeError: boom"),
+        (
             "nccl host pid tid",
             "node01:1234:5678 [0] NCCL INFO Using network IB",
             "NCCL INFO Using network IB",
