@@ -56,6 +56,11 @@ _WORDS_RE = re.compile(r"[a-z0-9_]+")
 # A failure message logged at these levels (NCCL's `INFO NET/Socket : Using`) is what many
 # healthy runs print too: it is a lead for its page, never a confident answer.
 QUIET_MESSAGE_LEVELS = frozenset({"info", "debug"})
+# Why a message that is one telling word does not answer a line saying more (`leads` reads
+# it: such a resemblance rests on one word, a poorer lead than a longer message's).
+ONE_TELLING_WORD = "shares only one telling word with its message"
+
+
 # A telling span this many other pages' messages name is a generic status, not one answer.
 GENERIC_SPAN_PAGES = 2
 
@@ -223,10 +228,7 @@ def gates_for(
             f"{len(index.entry_weights[line.entry])} telling words: too few to tell"
         )
     elif len(index.entry_weights[line.entry]) == 1 < line.words:
-        gates.append(
-            f"line {scored.line_number} shares only one telling word with its message, "
-            "and says more than it"
-        )
+        gates.append(f"line {scored.line_number} {ONE_TELLING_WORD}, and says more than it")
     elif index.entry_levels[line.entry] in QUIET_MESSAGE_LEVELS:
         level = index.entry_levels[line.entry]
         gates.append(

@@ -1,12 +1,13 @@
 """What a paste leads to when nothing matched it with confidence: never folded away. A term
 typed alone is looked up in the pages' whole text (a code leads to the page owning it,
 which answers with confidence, as the search box does); otherwise the best match that
-resembles a message is a lead, "possible", with why it is not confident."""
+resembles a message is a lead, "possible", with why it is not confident (one resting on a
+message of one telling word only when no other resembles)."""
 
 from __future__ import annotations
 
 from ..index.match_index import MatchIndex
-from ..judging.judge import CONFIDENT_THRESHOLD
+from ..judging.judge import CONFIDENT_THRESHOLD, ONE_TELLING_WORD
 from ..results import Lead, LookUp, Match
 from .lookup import look_up
 
@@ -25,7 +26,8 @@ def with_leads(
     owner = next((found for found in lookups if found.owner), None)
     if owner is not None:
         return _owner_first(index, matches, owner), lookups, None
-    best = next((m for m in matches if m.score >= LEAD_SCORE and m.message_match), None)
+    resembling = [m for m in matches if m.score >= LEAD_SCORE and m.message_match]
+    best = next((m for m in resembling if not _one_word(m)), next(iter(resembling), None))
     if best is not None:
         return (
             matches,
@@ -61,6 +63,12 @@ def _owner_first(index: MatchIndex, matches: list[Match], owner: LookUp) -> list
     update = {"confident": True, "score": 1.0, "reasons": [owner.why, *found.reasons]}
     confident = found.model_copy(update=update)
     return [confident, *(m for m in matches if m.id != owner.id)]
+
+
+def _one_word(match: Match) -> bool:
+    """Whether a match rests on a message of one telling word that the text says more than
+    (`Timeout (0:30:00)!` for `NCCL timeout`): a lead only when no other match resembles."""
+    return any(ONE_TELLING_WORD in reason for reason in match.held_back)
 
 
 def _why(match: Match) -> list[str]:

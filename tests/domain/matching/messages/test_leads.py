@@ -61,3 +61,27 @@ def test_a_code_no_message_prints_still_answers_with_the_page_owning_it() -> Non
     (first,) = result.matches
     assert (first.id, first.confident, first.score) == ("illegal", True, 1.0)
     assert first.reasons[0] == "you typed CUDA error 700, a code this page owns"
+
+
+def test_a_lead_resting_on_one_telling_word_gives_way_to_a_longer_message() -> None:
+    hang = made_reference(
+        id="hang",
+        title="NCCL timeout not reached: the job stops with no error",
+        tags=["nccl", "timeout"],
+        messages=[made_message("Timeout (0:<n>:<n>)!")],
+    )
+    watchdog = made_reference(
+        id="watchdog",
+        title="A collective times out",
+        messages=[
+            made_message(
+                "Timeout at NCCL work: <n>, last enqueued NCCL work: <n>, last completed NCCL "
+                "work: <n>, the watchdog aborts the communicators."
+            )
+        ],
+    )
+    other = made_reference(id="other", messages=[made_message("CUDA error: out of memory")])
+    result = match_text(build_index([hang, watchdog, other]), "NCCL timeout")
+    assert result.matches[0].id == "hang"  # the closer resemblance, on one word
+    assert result.lead is not None
+    assert result.lead.id == "watchdog"
