@@ -39,7 +39,7 @@ from ..search.compare import LineScore, LineScores
 from .candidates import PasteEvidence, evidence_text, rank_candidates
 from .gates import context_gates
 from .specific import narrower_matches
-from .telling import tails_disagree
+from .telling import families_differ, tails_disagree
 
 # When a match is confident. Chosen on the labelled set (tests/data/labelled: 107 lines of
 # 15 references, 29 unrelated lines; tests/content/test_labelled_set.py). The best score of
@@ -214,7 +214,14 @@ def gates_for(
         return gates
     # Only a match that could be confident is worth the telling-span comparison.
     could_be = bool(text) and scored.raw >= CONFIDENT_THRESHOLD
-    other = tails_disagree(text, message_line(index, reference, line.entry)) if could_be else None
+    meant = message_line(index, reference, line.entry) if could_be else ""
+    libraries = families_differ(text, meant) if could_be else None
+    if libraries is not None:
+        gates.append(
+            f"line {scored.line_number} is an error from {libraries[0]}, where its message "
+            f"is one from {libraries[1]}"
+        )
+    other = tails_disagree(text, meant) if could_be else None
     if other is not None and overruled(index, line.ref, other.words, text):
         gates.append(
             f"line {scored.line_number} ends “{other.said[:60]}” where its message ends "

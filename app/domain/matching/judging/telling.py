@@ -7,7 +7,9 @@ failures (PyTorch's `RuntimeError: CUDA error:`, the old `THCudaCheck FAIL file=
 error=...`), so a line and a message that agree on those and disagree on the telling span
 are different failures when another page's messages name what the line's span says: such
 a match is never confident, however close the rest. (Variants of one failure, such as the
-kinds of an illegal instruction, differ in their spans too; nothing else names them.)"""
+kinds of an illegal instruction, differ in their spans too; nothing else names them.)
+A line and a message that say different libraries failed (`NCCL error in: ..., invalid
+argument` against `CUDA error: invalid argument`) are different failures too."""
 
 from __future__ import annotations
 
@@ -30,6 +32,14 @@ _TRAILING_BOILERPLATE_RE = re.compile(
     re.IGNORECASE,
 )
 _PLACEHOLDER_RE = re.compile(r"<[^<>\n]*>")
+# The library a line says failed, the first named before `error` or `failure` (`CUDA error:`,
+# `NCCL error in:`, NCCL's `Cuda failure`, `CUDA driver error`); a bracket after it names the
+# library underneath (Triton's `Triton Error [CUDA]:` is a CUDA error).
+_FAMILY_RE = re.compile(
+    r"\b(cuda|nccl|cublas(?:lt)?|cudnn|cusparse|cufft|curand|cusolver|triton|nvrtc|nvml|hip)"
+    r"(?: runtime| driver)? ?(?:error|failure)\b(?: \[(\w+)\])?",
+    re.IGNORECASE,
+)
 _WORD_RE = re.compile(r"[a-z][a-z_]{2,}")
 
 
@@ -95,3 +105,19 @@ def tails_disagree(line: str, message_line: str) -> Disagreement | None:
 def _span_text(line: str) -> str:
     found = telling_span(line)
     return found[0].strip() if found is not None else ""
+
+
+def error_family(line: str) -> str | None:
+    """The library a line says failed, as written (`NCCL` for `NCCL error in: ..., invalid
+    argument`); None when it names none."""
+    found = _FAMILY_RE.search(line)
+    return (found.group(2) or found.group(1)) if found is not None else None
+
+
+def families_differ(line: str, message_line: str) -> tuple[str, str] | None:
+    """The two libraries when a pasted line and its message say different ones failed (an
+    NCCL error's `invalid argument` is not CUDA's)."""
+    said, meant = error_family(line), error_family(message_line)
+    if said is None or meant is None or said.lower() == meant.lower():
+        return None
+    return said, meant

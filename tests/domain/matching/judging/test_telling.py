@@ -7,7 +7,12 @@ import pytest
 from reference_helpers import made_message, made_reference
 
 from failref.domain.matching.index.match_index import build_index
-from failref.domain.matching.judging.telling import tail_words, tails_disagree, telling_span
+from failref.domain.matching.judging.telling import (
+    error_family,
+    tail_words,
+    tails_disagree,
+    telling_span,
+)
 from failref.domain.matching.messages.match import match_text
 
 
@@ -185,3 +190,38 @@ def test_only_a_page_naming_the_whole_span_holds_the_match_back() -> None:
     found = {m.id: m for m in match_text(build_index([system, cuda_words, whole]), line).matches}
     assert not found["system"].confident
     assert "another page's messages name what the line says" in found["system"].held_back[0]
+
+
+@pytest.mark.parametrize(
+    ("line", "family"),
+    [
+        pytest.param("RuntimeError: CUDA error: invalid argument", "CUDA", id="cuda"),
+        pytest.param("NCCL error in: <path>:<n>, invalid argument", "NCCL", id="nccl-first"),
+        pytest.param("RuntimeError: Triton Error [CUDA]: invalid argument", "CUDA", id="bracket"),
+        pytest.param("NCCL WARN Cuda failure 1 'invalid argument'", "Cuda", id="nccl-reports-cuda"),
+        pytest.param("RuntimeError: CUDA driver error: out of memory", "CUDA", id="driver"),
+        pytest.param("torch.OutOfMemoryError: CUDA out of memory.", None, id="none"),
+    ],
+)
+def test_the_library_a_line_says_failed(line: str, family: str | None) -> None:
+    assert error_family(line) == family
+
+
+def test_a_line_from_another_library_holds_the_match_back() -> None:
+    cuda = made_reference(
+        id="cuda",
+        title="CUDA call got an invalid argument",
+        messages=[made_message("RuntimeError: CUDA error: invalid argument")],
+    )
+    nccl = made_reference(
+        id="nccl",
+        messages=[made_message("NCCL error in: <path>:<n>, internal error, NCCL version <n>")],
+    )
+    index = build_index(
+        [cuda, nccl, made_reference(id="killed", messages=[made_message("Killed")])]
+    )
+    line = "RuntimeError: NCCL error in: NCCLUtils.hpp:82, invalid argument, NCCL version 2.4.8"
+    first = match_text(index, line).matches[0]
+    assert (first.id, first.confident) == ("cuda", False)
+    assert first.held_back == ["line 1 is an error from NCCL, where its message is one from CUDA"]
+    assert match_text(index, "RuntimeError: CUDA error: invalid argument").matches[0].confident
