@@ -31,6 +31,10 @@ _TRAILING_BOILERPLATE_RE = re.compile(
     r"(?:,\s?NCCL version [\w.<>+-]+| ?\(run with NCCL_DEBUG=\w+ for details\))+\s*$",
     re.IGNORECASE,
 )
+# PyTorch's internal asserts share everything after the condition that failed
+# (`!block->expandable_segment_ INTERNAL ASSERT FAILED at "<path>":<n>, please report a bug
+# to PyTorch.`): the condition is the telling span.
+_INTERNAL_ASSERT_RE = re.compile(r" INTERNAL ASSERT FAILED at [^\n]*$")
 _PLACEHOLDER_RE = re.compile(r"<[^<>\n]*>")
 # The library a line says failed, the first named before `error` or `failure` (`CUDA error:`,
 # `NCCL error in:`, NCCL's `Cuda failure`, `CUDA driver error`); a bracket after it names the
@@ -40,7 +44,8 @@ _FAMILY_RE = re.compile(
     r"(?: runtime| driver)? ?(?:error|failure)\b(?: \[(\w+)\])?",
     re.IGNORECASE,
 )
-_WORD_RE = re.compile(r"[a-z][a-z_]{2,}")
+# Words as the index holds them: letters only, `num_gpus` is `num` and `gpus`.
+_WORD_RE = re.compile(r"[a-z]{3,}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +67,7 @@ def telling_span(line: str) -> tuple[str, int] | None:
     quoted = _QUOTED_END_RE.search(line)
     if quoted is not None:
         return quoted.group(1), MAX_QUOTED_WORDS
-    line = _TRAILING_BOILERPLATE_RE.sub("", line)
+    line = _TRAILING_BOILERPLATE_RE.sub("", _INTERNAL_ASSERT_RE.sub("", line))
     cut = line.rfind(": ")
     if cut < 0:
         return None

@@ -45,6 +45,11 @@ from failref.domain.matching.messages.match import match_text
             id="a-long-quoted-status-without-its-stop-words",
         ),
         pytest.param(
+            "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED",
+            {"cublas", "status", "initialized"},
+            id="words-as-the-index-holds-them",
+        ),
+        pytest.param(
             "Warning: 1Torch was not compiled with flash attention. (function operator ())",
             None,
             id="stop-words-count-towards-the-length",
@@ -89,6 +94,12 @@ def test_spans_disagree_only_when_each_says_what_the_other_does_not() -> None:
             "Failed: Cuda error /csrc/custom_all_reduce.cuh:307 'invalid argument'",
             "invalid argument",
             id="a-quoted-status",
+        ),
+        pytest.param(
+            'RuntimeError: !block->expandable_segment_ INTERNAL ASSERT FAILED at "../c10/cuda/'
+            'CUDACachingAllocator.cpp":2814, please report a bug to PyTorch. ',
+            "!block->expandable_segment_",
+            id="pytorch-internal-assert-condition",
         ),
     ],
 )
