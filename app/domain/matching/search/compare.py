@@ -6,8 +6,11 @@ coverage): one vectorised `rapidfuzz.process.extract` call gives the token set r
 every line (a line holding the whole template, or a template holding the whole line,
 scores high; below SET_CUTOFF it is no match), and coverage is the Dice overlap of both
 sides' IDF-weighted informative tokens (`index.prefilter.coverage`), so a short generic
-line is not a perfect match for every template that contains its words. The best message
-line per reference counts (`LineScores`).
+line is not a perfect match for every template that contains its words. A message line of
+one telling word (`Fabric`'s `Status : <word>`, faulthandler's `Timeout`) is contained in
+every line that says the word, so its token set says nothing: coverage alone counts
+(`entry_bound`, never above `similarity_bound`, so the searches' bounds still hold). The
+best message line per reference counts (`LineScores`).
 
 Healthy message lines are compared too, and kept apart: `LineScores.claimed_healthy` says
 when a line is normal output.
@@ -129,6 +132,12 @@ def similarity_bound(line_coverage: float) -> float:
     return COVERAGE_FLOOR + (1 - COVERAGE_FLOOR) * line_coverage
 
 
+def entry_bound(line_coverage: float, telling_words: int) -> float:
+    """What token set is multiplied by for a message line of this many telling words: a
+    line of one word is contained in every line that says it, so only coverage counts."""
+    return line_coverage if telling_words == 1 else similarity_bound(line_coverage)
+
+
 def line_scores(
     index: MatchIndex, best: dict[int, Found], healthy: Found, exact_above: float, words: int
 ) -> LineScores:
@@ -173,11 +182,12 @@ def compare_lines(
         limit=None,
     )
     masses, refs, kinds = index.entry_masses, index.entry_refs, index.entry_kinds
+    weights = index.entry_weights
     improved: list[int] = []
     for _, token_set, position in found:
         entry = entries[position]
         line_coverage = coverage(shared[entry], mass, masses[entry])
-        similarity = token_set / 100 * similarity_bound(line_coverage)
+        similarity = token_set / 100 * entry_bound(line_coverage, len(weights[entry]))
         if similarity < MIN_MESSAGE_SIMILARITY:
             continue
         line = (similarity, entry, token_set / 100, line_coverage)
@@ -207,7 +217,7 @@ def _compared_one(index: MatchIndex, scores: LineScores, entry: int, shared: flo
     if token_set < SET_CUTOFF:
         return None
     line_coverage = coverage(shared, scores.mass, index.entry_masses[entry])
-    similarity = token_set / 100 * similarity_bound(line_coverage)
+    similarity = token_set / 100 * entry_bound(line_coverage, len(index.entry_weights[entry]))
     if similarity < MIN_MESSAGE_SIMILARITY:
         return None
     return similarity, entry, token_set / 100, line_coverage

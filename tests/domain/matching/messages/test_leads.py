@@ -76,7 +76,8 @@ def test_a_lead_resting_on_one_telling_word_gives_way_to_a_longer_message() -> N
         messages=[
             made_message(
                 "Timeout at NCCL work: <n>, last enqueued NCCL work: <n>, last completed NCCL "
-                "work: <n>, the watchdog aborts the communicators."
+                "work: <n>, the watchdog aborts the communicators while the process group "
+                "waited on every rank."
             )
         ],
     )

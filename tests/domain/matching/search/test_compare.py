@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import pytest
 from paths import REFERENCES
+from reference_helpers import made_message, made_reference
 
 from failref.domain.matching.index.match_index import MatchIndex, build_index
 from failref.domain.matching.index.pieces import comparison_key
 from failref.domain.matching.index.prefilter import query_of
+from failref.domain.matching.messages.match import match_text
 from failref.domain.matching.reading.normalize import normalize_line
 from failref.domain.matching.search.budgeted import score_line
 from failref.domain.matching.search.compare import (
@@ -20,6 +22,7 @@ from failref.domain.matching.search.compare import (
     LineScore,
     LineScores,
     better,
+    entry_bound,
     similarity_bound,
 )
 from failref.domain.references.folder import read_folder
@@ -50,6 +53,27 @@ def test_the_similarity_bound_runs_from_the_floor_to_one() -> None:
     assert similarity_bound(0.0) == COVERAGE_FLOOR
     assert similarity_bound(1.0) == 1.0
     assert similarity_bound(0.5) == pytest.approx(COVERAGE_FLOOR + (1 - COVERAGE_FLOOR) / 2)
+
+
+def test_a_message_line_of_one_telling_word_counts_by_coverage_alone() -> None:
+    assert entry_bound(0.3, telling_words=1) == 0.3
+    assert entry_bound(0.3, telling_words=2) == similarity_bound(0.3)
+    for coverage in (0.0, 0.25, 1.0):  # never above the bound the searches prune with
+        assert entry_bound(coverage, telling_words=1) <= similarity_bound(coverage)
+
+
+def test_a_one_word_message_line_is_not_a_match_for_every_line_saying_the_word() -> None:
+    table = made_reference(
+        id="table", messages=[made_message("Fabric\n    Status : <word:status>", "diagnostic")]
+    )
+    runner = made_reference(
+        id="runner", messages=[made_message("Error: llama runner process has terminated: <word>")]
+    )
+    found = match_text(
+        build_index([table, runner]), "Error: llama runner process has terminated: exit status 2"
+    ).matches
+    assert [m.id for m in found][:1] == ["runner"]
+    assert all(m.score < 0.5 for m in found if m.id == "table")
 
 
 def _scores(failure: float | None, healthy: float | None) -> LineScores:
