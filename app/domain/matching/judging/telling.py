@@ -21,6 +21,9 @@ from ..reading.tokens import STOPWORDS, stem
 
 # A telling span is short: longer tails are descriptions, paths or values, not a name.
 MAX_TAIL_WORDS = 6
+# The last `, ` clause is a name only when it has this many words and no `key:value`.
+MIN_CLAUSE_WORDS = 2
+_FIELD_RE = re.compile(r"[:=]")
 # A quoted status is a name however many words it takes (CUDA's and NCCL's status strings
 # run to 8), within reason.
 MAX_QUOTED_WORDS = 12
@@ -74,7 +77,12 @@ def telling_span(line: str) -> tuple[str, int] | None:
     span = line[cut + 2 :]
     comma = span.rfind(", ")
     if comma >= 0 and len(_WORD_RE.findall(span.lower())) > MAX_TAIL_WORDS:
-        span = span[comma + 2 :]
+        clause = span[comma + 2 :]
+        # a name of a few words, not a field of a list (`partition:2#0, task:3`)
+        if len(_WORD_RE.findall(clause.lower())) >= MIN_CLAUSE_WORDS and not _FIELD_RE.search(
+            clause
+        ):
+            span = clause
     return span, MAX_TAIL_WORDS
 
 
@@ -92,13 +100,25 @@ def tail_words(line: str) -> frozenset[str] | None:
     return (words - STOPWORDS) or None
 
 
+def is_slot(message_line: str) -> bool:
+    """Whether a message's telling span is only a placeholder (a wrapper's `signal: <word>`,
+    `terminate called after throwing an instance of '<word>'`): whatever the line says there
+    is the real failure, which another page may own."""
+    found = telling_span(message_line)
+    if found is None or _PLACEHOLDER_RE.search(found[0]) is None:
+        return False
+    return not _WORD_RE.search(_PLACEHOLDER_RE.sub(" ", found[0]).lower())
+
+
 def tails_disagree(line: str, message_line: str) -> Disagreement | None:
     """When a pasted line and the message line it matched each name something the other
     does not in their telling spans (`invalid device ordinal` against `invalid device
-    function`), with every word of the line's span: a page that names the line's failure
-    names all of them. Words are compared by their stems: `devices` is what `device(s)`
-    says."""
+    function`), or the message leaves its span to a placeholder the line fills, with every
+    word of the line's span: a page that names the line's failure names all of them. Words
+    are compared by their stems: `devices` is what `device(s)` says."""
     said, meant = tail_words(line), tail_words(message_line)
+    if said is not None and meant is None and is_slot(message_line):
+        return Disagreement(said, _span_text(line), _span_text(message_line))
     if said is None or meant is None:
         return None
     said_stems, meant_stems = {stem(word) for word in said}, {stem(word) for word in meant}

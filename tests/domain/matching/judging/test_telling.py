@@ -236,3 +236,29 @@ def test_a_line_from_another_library_holds_the_match_back() -> None:
     assert (first.id, first.confident) == ("cuda", False)
     assert first.held_back == ["line 1 is an error from NCCL, where its message is one from CUDA"]
     assert match_text(index, "RuntimeError: CUDA error: invalid argument").matches[0].confident
+
+
+def test_a_wrapper_whose_span_is_a_placeholder_gives_way_to_the_page_naming_the_tail() -> None:
+    wrapper = made_reference(
+        id="wrapper",
+        title="The runner process terminated",
+        messages=[made_message("Error: llama runner process has terminated: signal: <word>")],
+    )
+    killed = made_reference(id="killed", messages=[made_message("Out of memory: Killed process")])
+    index = build_index([wrapper, killed])
+    line = "Error: llama runner process has terminated: signal: killed"
+    first = match_text(index, line).matches[0]
+    assert (first.id, first.confident) == ("wrapper", False)
+    assert "another page's messages name what the line says" in first.held_back[0]
+    aborted = match_text(index, "Error: llama runner process has terminated: signal: aborted")
+    assert aborted.matches[0].confident  # no page owns `aborted`: the wrapper's own answer
+
+
+def test_a_field_of_a_list_is_no_telling_span() -> None:
+    line = (
+        "NVRM: Xid (PCI:0000:06:00): 120, GSP task exception: store access page fault "
+        "(cause:0xf) @ pc:0x13ebd80, partition:2#0, task:3"
+    )
+    found = telling_span(line)
+    assert found is not None
+    assert not found[0].startswith("task")
