@@ -60,6 +60,9 @@ PREFIX_RES: tuple[re.Pattern[str], ...] = (
     # syslog `Jan  2 03:04:05 host kernel:`, dmesg -T `[Fri Aug  9 13:32:56 2024]`
     re.compile(rf"{_MONTH} +{_N} {_TIME}(?:\s+[\w.<>-]+ [\w.-]+(?:\[{_N}\])?:)?\s+"),
     re.compile(rf"\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) {_MONTH} +{_N} {_TIME} {_N}\]\s*"),
+    # US dates, as the Hugging Face examples log them: `07/02/2023 03:54:35 - WARNING - `
+    # (the logger after the level names the component, and stays)
+    re.compile(rf"{_N}/{_N}/{_N} {_TIME}\s+(?:-\s+)?"),
     # Rust `tracing` (TGI, Dynamo): the level, then the spans and the module that logged,
     # the same on every line of a component (`ERROR shard-manager: text_generation_launcher:`,
     # `INFO dynamo_engine_vllm::worker:`); the lower-case snake_case target keeps Python's

@@ -75,6 +75,11 @@ RULE_CASES = [
         ),
         ("ray worker", "(RayWorkerWrapper pid=1, ip=10.0.0.1) boom", "boom"),
         (
+            "us date, hugging face examples",
+            "07/02/2023 03:54:35 - WARNING - accelerate.accelerator - FSDP Warning",
+            "accelerate.accelerator - FSDP Warning",
+        ),
+        (
             "rust tracing span and target",
             "2024-03-06T17:53:31.052444Z ERROR shard-manager: text_generation_launcher: Shard 0",
             "Shard 0",
