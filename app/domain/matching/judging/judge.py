@@ -37,6 +37,7 @@ from ..results import (
 from ..scoring.scorer import Scored, Scorer
 from ..search.compare import LineScore, LineScores
 from .candidates import PasteEvidence, evidence_text, rank_candidates
+from .failure_words import says_less
 from .gates import context_gates
 from .specific import narrower_matches
 from .telling import families_differ, tails_disagree
@@ -71,6 +72,9 @@ ANSWERING_KINDS = frozenset({"failure", "warning"})
 # A line of this many informative words or fewer that matches a longer message (`local_rank:
 # 3` inside torchrun's summary line) says too little to be a confident answer.
 FEW_WORDS = 2
+# A line saying nothing failed may continue a wrapped one above it that does (a CUDA OOM
+# message broken over three lines): this many lines above count as part of it.
+WRAPPED_LINES = 3
 # How closely a line matched, in the words reasons use.
 CLOSE_MATCH = 0.85
 PARTIAL_MATCH = 0.6
@@ -107,7 +111,8 @@ class Judge:
         score = round(min(1.0, scored.raw), 3)
         span = scored.span
         pasted = self.text[span[0] : span[1]] if span is not None else ""
-        gates = gates_for(self.index, reference, self.scorer.context, scored, pasted)
+        before = lines_before(self.text, span[0]) if span is not None else ""
+        gates = gates_for(self.index, reference, self.scorer.context, scored, pasted, before)
         if ref in self.narrower:
             gates.append(self.narrower[ref])
         found = diagnostic_verdict(message, self.text)
@@ -192,6 +197,13 @@ class Judge:
         return reasons
 
 
+def lines_before(text: str, start: int) -> str:
+    """The WRAPPED_LINES lines of `text` above the one starting at `start`."""
+    if start <= 0 or WRAPPED_LINES <= 0:
+        return ""
+    return "\n".join(text[: start - 1].split("\n")[-WRAPPED_LINES:])
+
+
 def message_of(index: MatchIndex, line: LineScore | None) -> Message | None:
     """The reference message a line score rests on."""
     if line is None:
@@ -200,10 +212,17 @@ def message_of(index: MatchIndex, line: LineScore | None) -> Message | None:
 
 
 def gates_for(
-    index: MatchIndex, reference: Reference, context: QueryContext, scored: Scored, text: str
+    index: MatchIndex,
+    reference: Reference,
+    context: QueryContext,
+    scored: Scored,
+    text: str,
+    before: str = "",
 ) -> list[str]:
     """Why a match may not be confident whatever its score: the run's context disagrees,
-    the line was logged below the level of the failure it resembles, it holds too few
+    the line (`text`, with `before`, the lines above it, which a wrapped line continues) says
+    nothing failed where its message does, the line was logged below the level of the
+    failure it resembles, it holds too few
     words to tell, its message is one telling word the line says more than (`NCCL timeout`
     against faulthandler's `Timeout (0:30:00)!`), its message is normal output at INFO, or
     the telling span of the line (`text`, the matched line as pasted) names something else
@@ -220,6 +239,11 @@ def gates_for(
         gates.append(
             f"line {scored.line_number} is an error from {libraries[0]}, where its message "
             f"is one from {libraries[1]}"
+        )
+    if could_be and says_less(f"{before}\n{text}", meant):
+        gates.append(
+            f"line {scored.line_number} says nothing failed where its message does: a "
+            "settings or status line that shares its words"
         )
     other = tails_disagree(text, meant) if could_be else None
     if other is not None and overruled(index, line.ref, other.words, text):

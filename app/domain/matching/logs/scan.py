@@ -24,6 +24,7 @@ from ..judging.candidates import (
 from ..judging.judge import (
     ANSWERING_KINDS,
     CONFIDENT_THRESHOLD,
+    WRAPPED_LINES,
     diagnostic_verdict,
     disagrees,
     gates_for,
@@ -279,7 +280,8 @@ class _Found:
         scored = Scored(hit.raw, hit.best, None, line_level(example), example_line)
         window = "\n".join(self.lines[example_line - 1 : example_line - 1 + size])
         verdict = fields.verdict if fields is not None else diagnostic_verdict(message, window)
-        gates = gates_for(self.index, reference, self.query, scored, example)
+        before = "\n".join(self.lines[max(0, example_line - 1 - WRAPPED_LINES) : example_line - 1])
+        gates = gates_for(self.index, reference, self.query, scored, example, before)
         score = round(min(1.0, hit.raw), 3)
         candidates: list[CandidateMatch] = []
         checks: list[CheckHint] = []
