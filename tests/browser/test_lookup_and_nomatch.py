@@ -63,7 +63,7 @@ def test_no_match_is_said_plainly_with_coverage_search_and_browse(
         pytest.param("xid 48", "hbm-memory-failures", id="xid-48"),
         pytest.param("error 802", "nvswitch-fabric-manager", id="cuda-802"),
         pytest.param("ncclRemoteError", "nccl-network-transport-errors", id="nccl-name"),
-        pytest.param("ncclSystemError", "distributed-init-failure", id="nccl-system"),
+        pytest.param("ncclSystemError", "nccl-internal-errors", id="nccl-system"),
         pytest.param("SXid 20034", "nvlink-errors", id="sxid-20034"),
         pytest.param("DCGM error 80", "hbm-memory-failures", id="dcgm-80"),
         pytest.param("dcgm 85", "hbm-memory-failures", id="dcgm-85"),

@@ -56,7 +56,7 @@ def test_codes_come_from_failure_messages_and_tags() -> None:
     ("reference_id", "code"),
     [
         pytest.param("nvlink-errors", ("sxid", "20034"), id="sxid-from-a-switch-message"),
-        pytest.param("distributed-init-failure", ("nccl", "ncclsystemerror"), id="nccl-system"),
+        pytest.param("nccl-internal-errors", ("nccl", "ncclsystemerror"), id="nccl-system"),
         pytest.param("hbm-memory-failures", ("dcgm", "80"), id="dcgm-row-remap-failure"),
         pytest.param("hbm-memory-failures", ("dcgm", "85"), id="dcgm-pending-row-remap"),
         pytest.param("hbm-memory-failures", ("dcgm", "4"), id="dcgm-volatile-dbe"),

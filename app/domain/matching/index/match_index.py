@@ -27,6 +27,7 @@ from ...references.values import compile_slots
 from ..reading.evidence import Level
 from .card_checks import CardChecks
 from .context_terms import ContextVerdicts
+from .page_words import PageWords
 from .pieces import made_of, pieces_of
 from .tables import ReferencePieces, Tables
 from .texts import ReferenceText, identifier_postings
@@ -82,6 +83,7 @@ class MatchIndex:
     texts: PerReference[Reference, ReferenceText]  # each one's whole text, for term look-ups
     identifiers: Mapping[str, array[int]]  # who names each identifier, for term look-ups
     code_owners: Mapping[Code, str]  # each error code's reference, for a code typed alone
+    page_words: PageWords  # each page's word stems, to rank pages no message answers
     # Each reference's context verdicts, per context asked: a memo, not what the index is.
     verdicts: ContextVerdicts = field(compare=False)
 
@@ -298,6 +300,7 @@ def _assembled(
         texts=PerReference(refs, ReferenceText.of),
         identifiers=Computed(lambda: identifier_postings(refs)),
         code_owners=Computed(lambda: code_owners(refs)[0]),
+        page_words=PageWords(tables.page_word_holders, pieces, positions),
         verdicts=ContextVerdicts(refs),
     )
 

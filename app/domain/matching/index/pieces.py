@@ -1,6 +1,6 @@
 """What the match index holds of one reference, worked out from it alone: its message
 lines' comparison keys, with their message, kind, level and informative tokens, its
-keyword stems and its code-path keys (`ReferencePieces`).
+keyword stems, its code-path keys and its page's stems (`ReferencePieces`).
 
 Many references are worked out at once: their message lines are normalised in one
 `normalize_lines` pass, and each distinct line (real folders repeat lines across
@@ -19,6 +19,7 @@ from ..reading.bulk import normalize_lines
 from ..reading.evidence import Level, line_level
 from ..reading.lines import NOISE_RE
 from ..reading.tokens import TOKEN_RE, informative, token_stems, tokens
+from .page_words import page_made_of, page_words
 from .tables import ReferencePieces
 
 STANDARD_PLACEHOLDERS = frozenset(
@@ -100,6 +101,7 @@ def made_of(reference: Reference) -> tuple[object, ...]:
         reference.tags,
         reference.frameworks,
         reference.code_paths,
+        page_made_of(reference),
     )
 
 
@@ -157,6 +159,7 @@ def _pieces(
     numbers, chosen = zip(*first.values(), strict=True) if first else ((), ())
     keys, levels, token_sets, _ = zip(*chosen, strict=True) if chosen else ((), (), (), ())
     kinds = [message.kind for message in reference.messages]
+    words = page_words(reference)
     return ReferencePieces(
         keys=keys,
         messages=numbers,
@@ -165,6 +168,8 @@ def _pieces(
         token_sets=token_sets,
         keywords=keywords,
         code_paths=frozenset(map(_code_path_key, reference.code_paths)),
+        page_words=words,
+        page_length=words.total(),
     )
 
 

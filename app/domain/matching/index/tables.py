@@ -20,7 +20,8 @@ NOBODY: frozenset[str] = frozenset()
 @dataclass(frozen=True, slots=True)
 class ReferencePieces:
     """One reference's message lines (each comparison key once, with its message number,
-    kind and level, and its informative tokens), keyword stems and code-path keys."""
+    kind and level, and its informative tokens), keyword stems, code-path keys and the
+    stems of its whole page (`page_words`)."""
 
     keys: tuple[str, ...]
     messages: tuple[int, ...]
@@ -29,6 +30,8 @@ class ReferencePieces:
     token_sets: tuple[frozenset[str], ...]
     keywords: frozenset[str]
     code_paths: frozenset[str]
+    page_words: Mapping[str, int] = field(default_factory=dict)  # stem: times on its page
+    page_length: int = 0  # stems on its page, counted with repeats
 
     def lines_holding(self, token: str) -> list[int]:
         """The numbers, within this reference, of its lines that hold `token`."""
@@ -41,13 +44,14 @@ class ReferencePieces:
 
 @dataclass(frozen=True, slots=True)
 class Tables:
-    """Across references, by reference id: who holds each token, keyword stem and code
-    path, and how many message lines hold each token."""
+    """Across references, by reference id: who holds each token, keyword stem, code path
+    and page stem, and how many message lines hold each token."""
 
     token_holders: Mapping[str, frozenset[str]] = field(default_factory=dict)
     line_counts: Mapping[str, int] = field(default_factory=dict)
     keyword_holders: Mapping[str, frozenset[str]] = field(default_factory=dict)
     code_path_holders: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    page_word_holders: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
     def updated(
         self, gone: Mapping[str, ReferencePieces], new: Mapping[str, ReferencePieces]
@@ -71,6 +75,11 @@ class Tables:
                 {ref: pieces.code_paths for ref, pieces in gone.items()},
                 {ref: pieces.code_paths for ref, pieces in new.items()},
             ),
+            page_word_holders=_regrouped(
+                self.page_word_holders,
+                {ref: pieces.page_words.keys() for ref, pieces in gone.items()},
+                {ref: pieces.page_words.keys() for ref, pieces in new.items()},
+            ),
         )
 
     @staticmethod
@@ -86,6 +95,7 @@ class Tables:
             ),
             keyword_holders=_grouped({ref: p.keywords for ref, p in pieces.items()}),
             code_path_holders=_grouped({ref: p.code_paths for ref, p in pieces.items()}),
+            page_word_holders=_grouped({ref: p.page_words.keys() for ref, p in pieces.items()}),
         )
 
 

@@ -29,6 +29,7 @@ from ..search.bounded import PasteBar, search_line
 from ..search.budgeted import score_line
 from ..search.compare import LineScore, LineScores
 from .leads import with_leads
+from .pages import with_pages
 
 # A single-message paste beyond these is a log: use scan_log.
 MAX_MATCH_CHARS = 2 * 1024 * 1024
@@ -89,6 +90,7 @@ def match_text(
     claimed: list[tuple[str, LineScore]] = []
     neighbours: list[tuple[int, LineScores]] = []
     bar = PasteBar(scorer, limit, MIN_REPORT_SCORE, best)
+    said: set[str] = set()  # the informative tokens of the lines not set aside as healthy
     # The best `limit` over all lines are among the best `limit` of some line.
     for (span, raw, _), key in zip(lines, keys, strict=True):
         scores = (
@@ -98,6 +100,7 @@ def match_text(
         if healthy is not None:
             claimed.append((raw, healthy))
             continue
+        said.update(informative(key.split()))
         number = text.count("\n", 0, span[0]) + 1
         neighbours.append((number, scores))
         level = line_level(raw)
@@ -111,6 +114,7 @@ def match_text(
     matches = [judge.match(ref, scored) for ref, scored in ranked]
     printed = printed_by_their_code(index, text, code_paths, matches)
     matches.sort(key=lambda m: (not m.confident, m.id not in printed, -m.score))
+    matches = with_pages(index, judge, scorer, keyword_stems(said), matches)[:limit]
     matches, lookups, lead = with_leads(index, text, matches)
     return MatchResult(
         normalized=normalized_text,
