@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ...references.document import Reference
-from ..reading.tokens import informative, stem, tokens
+from ..reading.tokens import plain_words, token_stems
 from .tables import ReferencePieces
 
 # BM25's term-frequency saturation and length normalisation, at their usual values.
@@ -36,7 +36,8 @@ SHOWN_WORDS = 5
 def page_words(reference: Reference) -> Counter[str]:
     """How often each informative stem appears on a reference's page: its title, summary
     and tags, its messages and where each was seen, its causes (a symptom's candidates)
-    and its sources. Numbers alone are left out: they are values, not words."""
+    and its sources (a thread's title often quotes the error). Numbers alone are left
+    out: they are values, not words."""
     texts = [
         reference.title,
         reference.summary,
@@ -47,9 +48,12 @@ def page_words(reference: Reference) -> Counter[str]:
         *(candidate.markdown for candidate in reference.candidates),
         *(f"{source.title} {source.supports_markdown}" for source in reference.sources),
     ]
-    return Counter(
-        stem(word) for word in informative(tokens("\n".join(texts))) if not word.isdigit()
-    )
+    found: Counter[str] = Counter()
+    for word, count in Counter(plain_words("\n".join(texts))).items():
+        if not word.isdigit():
+            for part in token_stems(word):
+                found[part] += count
+    return found
 
 
 def page_made_of(reference: Reference) -> tuple[object, ...]:

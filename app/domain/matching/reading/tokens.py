@@ -67,6 +67,14 @@ def tokens(text: str) -> list[str]:
     return TOKEN_RE.findall(text.lower())
 
 
+def plain_words(text: str) -> list[str]:
+    """The words of a long text (a page), lower-cased, cut at C speed whatever it holds:
+    each byte outside ASCII, as each one no word holds, is a space; a placeholder (`<n>`)
+    is its word."""
+    lowered = text.lower().encode("ascii", "replace")
+    return lowered.translate(_ASCII_WORD_RUNS).decode("ascii").split()
+
+
 def words(texts: Iterable[str]) -> list[str]:
     """The words of some texts, lower-cased, without placeholders."""
     return [token for text in texts for token in tokens(text) if token[0] != "<"]

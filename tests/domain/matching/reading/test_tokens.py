@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rapidfuzz import fuzz
 
-from failref.domain.matching.reading.tokens import TOKEN_RE, set_chars, tokens
+from failref.domain.matching.reading.tokens import TOKEN_RE, plain_words, set_chars, tokens
 
 # ASCII of every kind (controls, separators, placeholder brackets) and what lower() folds.
 TOKEN_TEXT = st.lists(
@@ -49,3 +49,17 @@ def test_set_chars_measure_what_token_set_ratio_joins() -> None:
     joined_left, joined_right = "gpu nccl rank", "timeout watchdog"
     assert (whole_left - 1, whole_right - 1) == (len(joined_left), len(joined_right))
     assert fuzz.token_set_ratio(left, right) == pytest.approx(fuzz.ratio(joined_left, joined_right))
+
+
+def test_a_page_is_cut_into_words_whatever_it_holds() -> None:
+    text = "NCCL’s `ncclSystemError` — see <path>:12 (vLLM 0.34.0)"
+    assert plain_words(text) == [
+        "nccl", "s", "ncclsystemerror", "see", "path", "12", "vllm", "0", "34", "0"
+    ]  # fmt: skip
+
+
+@settings(max_examples=200)
+@given(st.text(alphabet=st.characters(codec="utf-8"), max_size=60))
+def test_plain_words_are_the_tokens_of_the_ascii_text(text: str) -> None:
+    ascii_only = text.lower().encode("ascii", "replace").decode("ascii").replace("<", " ")
+    assert plain_words(text) == tokens(ascii_only)
