@@ -297,12 +297,23 @@ def with_last_line_marked(text: str, mark: str) -> str:
     return body + mark + text[len(body) :]
 
 
+def updated_date(text: str) -> str:
+    """The date a reference's front matter says it was last updated."""
+    found = re.search(r"^updated: (\S+)$", text, re.M)
+    assert found is not None, "the page has an updated: line"
+    return found.group(1)
+
+
 def test_a_conflict_merges_what_does_not_overlap_and_asks_about_the_rest(
     editor_page: Callable[..., Page],
 ) -> None:
     page = editor_page()
     page.goto("/r/gpu-p2p-blocked/edit")
     base = page.input_value("#text")
+    # A save sets `updated:` to today: on any day but the page's own, both sides would make
+    # that change alike. The browser's clock is held at the page's date, so only the
+    # changes below differ, whatever day the test runs.
+    page.context.clock.set_fixed_time(f"{updated_date(base)}T12:00:00Z")
     # Meanwhile, another tab saves a change to the title and one further down.
     other = page.context.new_page()
     other.goto("/r/gpu-p2p-blocked/edit")
