@@ -35,19 +35,10 @@ SHOWN_WORDS = 5
 
 def page_words(reference: Reference) -> Counter[str]:
     """How often each informative stem appears on a reference's page: its title, summary
-    and tags, its messages and where each was seen, its causes (a symptom's candidates)
-    and its sources (a thread's title often quotes the error). Numbers alone are left
+    and tags, its messages, and the rest `page_made_of` names. Numbers alone are left
     out: they are values, not words."""
-    texts = [
-        reference.title,
-        reference.summary,
-        " ".join(reference.tags),
-        *(message.text for message in reference.messages),
-        *(message.seen_in_markdown for message in reference.messages),
-        *(cause.markdown for cause in reference.causes),
-        *(candidate.markdown for candidate in reference.candidates),
-        *(f"{source.title} {source.supports_markdown}" for source in reference.sources),
-    ]
+    head = (reference.title, reference.summary, " ".join(reference.tags))
+    texts = [*head, *(message.text for message in reference.messages), *page_made_of(reference)]
     found: Counter[str] = Counter()
     for word, count in Counter(plain_words("\n".join(texts))).items():
         if not word.isdigit():
@@ -56,13 +47,16 @@ def page_words(reference: Reference) -> Counter[str]:
     return found
 
 
-def page_made_of(reference: Reference) -> tuple[object, ...]:
-    """Everything a page's words are worked out from beyond what its message lines are."""
+def page_made_of(reference: Reference) -> tuple[str, ...]:
+    """What a page's words are read from beyond its title, summary, tags and messages
+    (which its message lines and keywords are made of too): where each message was seen,
+    its causes (a symptom's candidates) and its sources (a thread's title often quotes
+    the error)."""
     return (
-        tuple(message.seen_in_markdown for message in reference.messages),
-        tuple(cause.markdown for cause in reference.causes),
-        tuple(candidate.markdown for candidate in reference.candidates),
-        tuple((source.title, source.supports_markdown) for source in reference.sources),
+        *(message.seen_in_markdown for message in reference.messages),
+        *(cause.markdown for cause in reference.causes),
+        *(candidate.markdown for candidate in reference.candidates),
+        *(f"{source.title} {source.supports_markdown}" for source in reference.sources),
     )
 
 

@@ -27,6 +27,9 @@ _FAILURE_RE = re.compile(
     re.IGNORECASE,
 )
 _PLACEHOLDER_RE = re.compile(r"<[^<>\n]*>")
+# A line saying nothing failed may continue a wrapped one above it that does (a CUDA OOM
+# message broken over three lines): this many lines above count as part of it.
+WRAPPED_LINES = 3
 
 
 def says_failure(line: str) -> bool:
@@ -38,3 +41,10 @@ def says_failure(line: str) -> bool:
 def says_less(line: str, message_line: str) -> bool:
     """Whether a pasted line says nothing failed where the message line it matched does."""
     return says_failure(message_line) and not says_failure(line)
+
+
+def lines_before(text: str, start: int) -> str:
+    """The WRAPPED_LINES lines of `text` above the one starting at `start`."""
+    if start <= 0 or WRAPPED_LINES <= 0:
+        return ""
+    return "\n".join(text[: start - 1].rsplit("\n", WRAPPED_LINES)[-WRAPPED_LINES:])

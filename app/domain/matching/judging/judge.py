@@ -37,7 +37,7 @@ from ..results import (
 from ..scoring.scorer import Scored, Scorer
 from ..search.compare import LineScore, LineScores
 from .candidates import PasteEvidence, evidence_text, rank_candidates
-from .failure_words import says_less
+from .failure_words import lines_before, says_less
 from .gates import context_gates
 from .specific import narrower_matches
 from .telling import families_differ, tails_disagree
@@ -72,9 +72,6 @@ ANSWERING_KINDS = frozenset({"failure", "warning"})
 # A line of this many informative words or fewer that matches a longer message (`local_rank:
 # 3` inside torchrun's summary line) says too little to be a confident answer.
 FEW_WORDS = 2
-# A line saying nothing failed may continue a wrapped one above it that does (a CUDA OOM
-# message broken over three lines): this many lines above count as part of it.
-WRAPPED_LINES = 3
 # How closely a line matched, in the words reasons use.
 CLOSE_MATCH = 0.85
 PARTIAL_MATCH = 0.6
@@ -195,13 +192,6 @@ class Judge:
         reasons.extend(self.scorer.offset(ref)[1])
         reasons.extend(gates)
         return reasons
-
-
-def lines_before(text: str, start: int) -> str:
-    """The WRAPPED_LINES lines of `text` above the one starting at `start`."""
-    if start <= 0 or WRAPPED_LINES <= 0:
-        return ""
-    return "\n".join(text[: start - 1].split("\n")[-WRAPPED_LINES:])
 
 
 def message_of(index: MatchIndex, line: LineScore | None) -> Message | None:

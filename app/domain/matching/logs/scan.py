@@ -21,10 +21,10 @@ from ..judging.candidates import (
     PasteEvidence,
     rank_candidates,
 )
+from ..judging.failure_words import WRAPPED_LINES
 from ..judging.judge import (
     ANSWERING_KINDS,
     CONFIDENT_THRESHOLD,
-    WRAPPED_LINES,
     diagnostic_verdict,
     disagrees,
     gates_for,
