@@ -25,7 +25,7 @@ from ...references.values import (
 )
 from ..index.match_index import MatchIndex
 from ..reading.context import QueryContext
-from ..reading.evidence import code_path_hits, line_level, normal_output, quieter
+from ..reading.evidence import line_level, normal_output, quieter
 from ..results import (
     CandidateMatch,
     CheckHint,
@@ -39,8 +39,9 @@ from ..search.compare import LineScore, LineScores
 from .candidates import PasteEvidence, evidence_text, rank_candidates
 from .failure_words import lines_before, says_less
 from .gates import context_gates
+from .spans import span_gate
 from .specific import narrower_matches
-from .telling import families_differ, tails_disagree
+from .telling import families_differ
 
 # When a match is confident. Chosen on the labelled set (tests/data/labelled: 107 lines of
 # 15 references, 29 unrelated lines; tests/content/test_labelled_set.py). The best score of
@@ -60,10 +61,6 @@ QUIET_MESSAGE_LEVELS = frozenset({"info", "debug"})
 # Why a message that is one telling word does not answer a line saying more (`leads` reads
 # it: such a resemblance rests on one word, a poorer lead than a longer message's).
 ONE_TELLING_WORD = "shares only one telling word with its message"
-
-
-# A telling span this many other pages' messages name is a generic status, not one answer.
-GENERIC_SPAN_PAGES = 2
 
 
 # Message kinds a close match answers with confidently: a failure, and a warning pasted
@@ -235,12 +232,9 @@ def gates_for(
             f"line {scored.line_number} says nothing failed where its message does: a "
             "settings or status line that shares its words"
         )
-    other = tails_disagree(text, meant) if could_be else None
-    if other is not None and overruled(index, line.ref, other.words, text):
-        gates.append(
-            f"line {scored.line_number} ends “{other.said[:60]}” where its message ends "
-            f"“{other.meant[:60]}”: another page's messages name what the line says"
-        )
+    spans = span_gate(index, line.ref, text, meant) if could_be else None
+    if spans is not None:
+        gates.append(f"line {scored.line_number} {spans}")
     if quieter(scored.level, index.entry_levels[line.entry]):
         gates.append(f"line {scored.line_number} is logged at {scored.level}, not as a failure")
     elif 0 < line.words <= FEW_WORDS < len(index.entry_weights[line.entry]):
@@ -257,35 +251,6 @@ def gates_for(
             "checks can show to be this failure"
         )
     return gates
-
-
-def overruled(index: MatchIndex, ref: int, words: frozenset[str], text: str) -> bool:
-    """Whether what a line's telling span says (`words`) is another page's answer rather
-    than this one's: a message line of another reference holds every one of the words. A
-    line printed by this reference's own code is overruled only by a span that names one
-    failure: a status several pages name, or a symptom page does (`invalid argument`,
-    which many failures print), says less than the file that printed it
-    (`custom_all_reduce.cuh:164 'invalid argument'`), where `peer access is not supported
-    between these two devices` names one cause wherever it is printed."""
-    others = naming(index, ref, words)
-    if not others:
-        return False
-    if ref not in code_path_hits(text, index.code_paths):
-        return True
-    kinds = {index.references[other].kind for other in others}
-    return len(others) < GENERIC_SPAN_PAGES and "symptom" not in kinds
-
-
-def naming(index: MatchIndex, ref: int, words: frozenset[str]) -> set[int]:
-    """The other references one of whose message lines holds every one of these words."""
-    postings, refs = index.postings, index.entry_refs
-    holding: set[int] | None = None
-    for word in words:
-        lines = postings.get(word)
-        if not lines:
-            return set()
-        holding = set(lines) if holding is None else holding & lines
-    return {refs[entry] for entry in holding or ()} - {ref}
 
 
 def message_line(index: MatchIndex, reference: Reference, entry: int) -> str:
