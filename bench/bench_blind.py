@@ -135,7 +135,7 @@ def lines(index: MatchIndex, misses: bool, cited: set[str], files: str = "*.yaml
                 if confident:
                     group.misses.append(f"{case['id']}: confident {found[0].kind} {ids[0]}")
                 continue
-            first = any(answers(index, result, name) for name in right)
+            first = any(answers(result, name) for name in right)
             group.top1 += first
             group.top3 += first or any(names(m, name) for m in found[:3] for name in right)
             group.confident_right += confident and first

@@ -75,7 +75,7 @@ def test_every_known_miss_is_a_labelled_line() -> None:
 @pytest.mark.parametrize("line", [line_param(line) for line in LINES if line.expected])
 def test_a_labelled_line_ranks_its_reference_first(index: MatchIndex, line: LabelledLine) -> None:
     result = match_text(index, line.text)
-    assert answers(index, result, line.expected), f"got {_shown(result.matches)}"
+    assert answers(result, line.expected), f"got {_shown(result.matches)}"
 
 
 @pytest.mark.parametrize("line", [line_param(line) for line in LINES if line.healthy])
@@ -125,7 +125,7 @@ def test_labelled_set_accuracy(index: MatchIndex) -> None:
                 loud.append(f"  {matches[0].id} {matches[0].score:.2f}  {line.text[:90]!r}")
             continue
         total += 1
-        first = answers(index, result, line.expected)
+        first = answers(result, line.expected)
         top1 += first
         top3 += first or any(names(m, line.expected) for m in matches[:3])
         if matches and matches[0].confident:

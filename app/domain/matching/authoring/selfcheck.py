@@ -19,17 +19,15 @@ from .labelled import LabelledLine
 RULE = "matcher"
 
 
-def answers(index: MatchIndex, result: MatchResult, expected: str | None) -> bool:
+def answers(result: MatchResult, expected: str | None) -> bool:
     """True when a paste's result answers with `expected`: its first match names it; or the
     text was recognised as that page's normal output (a `healthy` block: vLLM's notice that
-    it turned custom all-reduce off) and nothing matched it with confidence, the only
-    answer a page of normal lines (`kind: healthy`) gives."""
+    it turned custom all-reduce off) and nothing matched it with confidence. A page of
+    normal lines (`kind: healthy`) comes first only for a paste of warnings that no failure
+    message resembles (`messages.warning_lines`)."""
     recognised = any(line.id == expected for line in result.healthy_lines) and not any(
         match.confident for match in result.matches
     )
-    position = index.position(expected)
-    if position is not None and index.references[position].kind == "healthy":
-        return recognised
     return recognised or (bool(result.matches) and names(result.matches[0], expected))
 
 
@@ -113,7 +111,7 @@ def judge_lines(index: MatchIndex, lines: Sequence[LabelledLine]) -> list[LineVe
                 line,
                 top.id if top else None,
                 bool(top and top.confident),
-                answers(index, result, line.expected),
+                answers(result, line.expected),
             )
         )
     return verdicts

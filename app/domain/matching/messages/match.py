@@ -30,6 +30,7 @@ from ..search.budgeted import score_line
 from ..search.compare import LineScore, LineScores
 from .leads import with_leads
 from .pages import with_pages
+from .warning_lines import with_healthy_first
 
 # A single-message paste beyond these is a log: use scan_log.
 MAX_MATCH_CHARS = 2 * 1024 * 1024
@@ -114,7 +115,9 @@ def match_text(
     matches = [judge.match(ref, scored) for ref, scored in ranked]
     printed = printed_by_their_code(index, text, code_paths, matches)
     matches.sort(key=lambda m: (not m.confident, m.id not in printed, -m.score))
-    matches = with_pages(index, judge, scorer, keyword_stems(said), matches)[:limit]
+    matches = with_pages(index, judge, scorer, keyword_stems(said), matches)
+    setting_aside = {line.ref for _, line in claimed}
+    matches = with_healthy_first(index, judge, scorer, text, matches, setting_aside)[:limit]
     matches, lookups, lead = with_leads(index, text, matches)
     return MatchResult(
         normalized=normalized_text,

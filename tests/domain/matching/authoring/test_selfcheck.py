@@ -81,8 +81,23 @@ def test_a_line_of_a_page_of_normal_lines_is_answered_by_being_recognised() -> N
     catalogue = made_reference(id="harmless", kind="healthy", messages=[message])
     index = build_index([catalogue])
     line = "UserWarning: TypedStorage is deprecated. It will be removed in the future"
-    assert answers(index, match_text(index, line), "harmless")
-    assert not answers(index, match_text(index, "step 1 loss 2.3"), "harmless")
+    assert answers(match_text(index, line), "harmless")
+    assert not answers(match_text(index, "step 1 loss 2.3"), "harmless")
+
+
+def test_a_page_of_normal_lines_leading_a_paste_of_warnings_answers_it() -> None:
+    message = made_message("UserWarning: TypedStorage is deprecated", "healthy")
+    catalogue = made_reference(id="harmless", kind="healthy", messages=[message])
+    failure = made_reference(
+        id="fsdp",
+        messages=[made_message("ValueError: FSDP.state_dict_type() needs a wrapped module")],
+    )
+    index = build_index([catalogue, failure])
+    warning = "<path>:690: FutureWarning: FSDP.state_dict_type() and FSDP.set_state_dict_type() are being deprecated."
+    result = match_text(index, warning)
+    assert result.healthy_lines == []
+    assert answers(result, "harmless")
+    assert not answers(result, "fsdp")
 
 
 def test_a_normal_line_of_a_cause_page_is_answered_by_being_recognised() -> None:
@@ -95,6 +110,6 @@ def test_a_normal_line_of_a_cause_page_is_answered_by_being_recognised() -> None
         id="allreduce", messages=[made_message(crash), made_message(notice, "healthy")]
     )
     index = build_index([cause])
-    assert answers(index, match_text(index, notice), "allreduce")
-    assert answers(index, match_text(index, crash), "allreduce")
-    assert not answers(index, match_text(index, "step 1 loss 2.3"), "allreduce")
+    assert answers(match_text(index, notice), "allreduce")
+    assert answers(match_text(index, crash), "allreduce")
+    assert not answers(match_text(index, "step 1 loss 2.3"), "allreduce")
