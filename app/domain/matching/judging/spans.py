@@ -3,14 +3,15 @@ matched disagree, whether the match may still be confident.
 
 Two ways it may not. Another page's messages name what the line's span says: the line is
 that page's failure, printed in words this page shares (`invalid device ordinal` against
-`invalid device function`). Or the two spans share no word and neither line holds the
+`invalid device function`). Or the two spans share few words and neither line holds the
 other's span: all the line and the message agree on is the text around the spans, which
 many failures print (PyTorch's `<condition> INTERNAL ASSERT FAILED at "<path>":<n>, please
-report a bug to PyTorch.`, whatever the condition), so the line is some failure no page
-names. Spans that share a word (`invalid device ordinal`, `invalid device function`) may
-be variants of one failure and hold the match back only when another page names the
-line's. A line printed by this page's own code (a code path it names) is held back only by
-a span that names one failure elsewhere.
+report a bug to PyTorch.`, whatever the condition; NVML's `Failed to initialize NVML:
+<status>`), so the line is some failure no page names. Spans that share half the words of
+the shorter one or more (`invalid device ordinal`, `invalid device function`) may be
+variants of one failure and hold the match back only when another page names the line's.
+A line printed by this page's own code (a code path it names) is held back only by a span
+that names one failure elsewhere.
 """
 
 from __future__ import annotations
@@ -24,6 +25,11 @@ from .telling import Disagreement, tail_words, tails_disagree
 
 # A telling span this many other pages' messages name is a generic status, not one answer.
 GENERIC_SPAN_PAGES = 2
+# Spans sharing at least this share of the shorter one's words may be variants of one
+# failure (`an illegal instruction was encountered`, `an illegal memory access was
+# encountered`); fewer, and they name different failures (`could not load NVML library`
+# against `Driver/library version mismatch`, after `Failed to initialize NVML:`).
+VARIANT_SHARE = 0.5
 # How much of each span a reason quotes.
 QUOTED_SPAN_CHARS = 60
 
@@ -75,7 +81,8 @@ def naming(index: MatchIndex, ref: int, words: frozenset[str]) -> set[int]:
 
 
 def apart(other: Disagreement, text: str, meant: str) -> bool:
-    """Whether two disagreeing spans share no word, the pasted line (`text`) lacks some word
+    """Whether two disagreeing spans share less than VARIANT_SHARE of the shorter one's
+    words, the pasted line (`text`) lacks some word
     of the message's span and the message line (`meant`) some word of the line's: a line
     cut short of its message's span (`unable to write to file <path>` against the same
     words followed by `: No space left on device`) or a message quoted inside a longer line
@@ -84,7 +91,7 @@ def apart(other: Disagreement, text: str, meant: str) -> bool:
     if meant_words is None:
         return False  # the message's span is a placeholder the line fills: a wrapper
     said, named = _stems(other.words), _stems(meant_words)
-    if said & named:
+    if len(said & named) >= VARIANT_SHARE * min(len(said), len(named)):
         return False
     return not named <= _stems(plain_words(text)) and not said <= _stems(plain_words(meant))
 

@@ -12,7 +12,9 @@ from failref.domain.matching.judging.spans import apart
 from failref.domain.matching.judging.telling import tails_disagree
 from failref.domain.matching.messages.match import match_text
 
-ASSERT_TAIL = ' INTERNAL ASSERT FAILED at "../c10/cuda/CUDAGuardImpl.h":25, please report a bug to PyTorch.'
+ASSERT_TAIL = (
+    ' INTERNAL ASSERT FAILED at "../c10/cuda/CUDAGuardImpl.h":25, please report a bug to PyTorch.'
+)
 ORDINAL = made_reference(
     id="ordinal",
     title="Invalid device ordinal",
@@ -33,6 +35,12 @@ ORDINAL = made_reference(
             "RuntimeError: device >= 0 && device < num_gpus" + ASSERT_TAIL,
             True,
             id="another-assert-condition",
+        ),
+        pytest.param(
+            "Failed to initialize NVML: could not load NVML library.",
+            "Failed to initialize NVML: Driver/library version mismatch",
+            True,
+            id="one-shared-word-of-several",
         ),
         pytest.param(
             "THCudaCheck FAIL file=Module.cpp line=32 error=10 : invalid device ordinal",
