@@ -74,9 +74,10 @@ class Message(Frozen):
     )
     judged_across: str = Field(
         default="",
-        description="For a diagnostic that one line cannot judge (a per-rank count that only "
-        "shows a failure beside the other ranks'): what to compare, in words. Its verdict "
-        "is always unknown.",
+        description="For a message that one line cannot judge (a per-rank count that only "
+        "shows a failure beside the other ranks', a warning that names a risk the run may "
+        "not have): what to compare, in words. Never a confident answer; a diagnostic's "
+        "verdict is always unknown.",
     )
 
     @computed_field  # type: ignore[prop-decorator]

@@ -12,8 +12,11 @@ from .values import Rule, RuleError, Slot, template_slots
 SEEN_IN = "Seen in"
 FAILING_WHEN = "Failing when"
 HEALTHY_WHEN = "Healthy when"
-# In place of a rule, for a diagnostic one line cannot judge: what to compare, in words.
+# In place of a rule, for a diagnostic one line cannot judge, or after a warning that names
+# a risk the run may not have: what to compare, in words.
 JUDGED_ACROSS = "Judged only across lines:"
+DIAGNOSTIC: frozenset[MessageKind] = frozenset({"diagnostic"})
+JUDGED_KINDS: frozenset[MessageKind] = frozenset({"diagnostic", "warning"})
 
 
 def parse_messages(section: Section, found: Collector) -> tuple[Message, ...]:
@@ -29,13 +32,20 @@ def parse_messages(section: Section, found: Collector) -> tuple[Message, ...]:
                     "Message",
                     f"'{HEALTHY_WHEN}' belongs right after a '{FAILING_WHEN}' line",
                 )
-        elif _is_failing_when(block) or _is_rule(block, JUDGED_ACROSS):
-            if not _follows_diagnostic(blocks, index):
-                lead = FAILING_WHEN if _is_failing_when(block) else JUDGED_ACROSS
+        elif _is_failing_when(block):
+            if not _follows(blocks, index, DIAGNOSTIC):
                 found.add(
                     block.first_line,
                     "Message",
-                    f"'{lead}' belongs after the 'Seen in' line of a diagnostic block",
+                    f"'{FAILING_WHEN}' belongs after the 'Seen in' line of a diagnostic block",
+                )
+        elif _is_rule(block, JUDGED_ACROSS):
+            if not _follows(blocks, index, JUDGED_KINDS):
+                found.add(
+                    block.first_line,
+                    "Message",
+                    f"'{JUDGED_ACROSS}' belongs after the 'Seen in' line of a diagnostic or "
+                    "warning block",
                 )
         elif not _is_seen_in(block):
             found.add(block.first_line, "Message", "only code blocks and 'Seen in' lines go here")
@@ -44,12 +54,13 @@ def parse_messages(section: Section, found: Collector) -> tuple[Message, ...]:
     return tuple(messages)
 
 
-def _follows_diagnostic(blocks: list[Block], index: int) -> bool:
+def _follows(blocks: list[Block], index: int, kinds: frozenset[MessageKind]) -> bool:
+    """Whether the block at `index` comes right after the `Seen in` of a block of `kinds`."""
     return (
         index >= 2
         and _is_seen_in(blocks[index - 1])
         and blocks[index - 2].kind == "fence"
-        and _fence_kind(blocks[index - 2]) == "diagnostic"
+        and _fence_kind(blocks[index - 2]) in kinds
     )
 
 

@@ -247,6 +247,11 @@ def problems_of(name: str) -> list[str]:
             id="failing-when-misplaced",
         ),
         pytest.param(
+            "judged-across-misplaced.md",
+            "broken/judged-across-misplaced.md:20: Message: 'Judged only across lines:' belongs after the 'Seen in' line of a diagnostic or warning block",
+            id="judged-across-misplaced",
+        ),
+        pytest.param(
             "healthy-when-misplaced.md",
             "broken/healthy-when-misplaced.md:20: Message: 'Healthy when' belongs right after a 'Failing when' line",
             id="healthy-when-misplaced",
@@ -434,3 +439,14 @@ def test_a_page_of_normal_lines_holds_only_healthy_blocks() -> None:
     reference, problems = parse_reference("slow-collective.md", healthy.encode())
     assert reference is None
     assert any(HEALTHY_ONLY in str(problem) for problem in problems)
+
+
+def test_a_warning_may_say_what_one_line_cannot_judge() -> None:
+    text = (FIXTURES / "broken" / "failing-when-misplaced.md").read_text(encoding="utf-8")
+    warned = text.replace("```text\n", "```text warning\n", 1).replace(
+        "Failing when `limit > 8`.", "Judged only across lines: compare `limit` across ranks."
+    )
+    reference, problems = parse_reference("failing-when-misplaced.md", warned.encode())
+    assert [p for p in problems if p.severity == "error"] == []
+    assert reference is not None
+    assert reference.messages[0].judged_across == "compare limit across ranks."

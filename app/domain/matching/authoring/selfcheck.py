@@ -55,8 +55,8 @@ class LineVerdict:
 
 def message_problems(index: MatchIndex, references: Sequence[Reference]) -> list[Problem]:
     """What each message block of `references` must do in `index`: a failure ranks its own
-    reference first and confidently (a failure line logged at INFO or DEBUG first), a
-    diagnostic ranks it first, and a healthy block is
+    reference first and confidently (a failure line logged at INFO or DEBUG, or one a
+    line cannot judge, first), a diagnostic ranks it first, and a healthy block is
     recognised as normal output and matches no failure confidently. A failure that also
     matches another reference confidently is a collision, allowed only between a symptom
     and one of its causes."""
@@ -83,9 +83,10 @@ def _block_problems(
         return []
     problems: list[str] = []
     top = ranked[0] if ranked else None
-    # A failure line logged at INFO is a lead, never confident (`judging.judge`).
+    # A failure line logged at INFO, or one line cannot judge, is a lead, never confident
+    # (`judging.judge`).
     quiet = line_level(message.text.splitlines()[0]) in QUIET_MESSAGE_LEVELS
-    wanted_confident = message.kind in ANSWERING_KINDS and not quiet
+    wanted_confident = message.kind in ANSWERING_KINDS and not quiet and not message.judged_across
     if top is None or top.id != reference.id or (wanted_confident and not top.confident):
         best = f"{top.id} ({top.score:.2f})" if top else "nothing"
         how = " with confidence" if wanted_confident else ""

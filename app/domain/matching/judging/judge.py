@@ -278,8 +278,9 @@ def is_confident(
     score: float, message: Message | None, found: ValueVerdict | None, gates: list[str]
 ) -> bool:
     """Confident: a high score on a failure message (or a diagnostic read as failing), and
-    nothing in the context or the line's level against it."""
-    if score < CONFIDENT_THRESHOLD or gates or message is None:
+    nothing in the context or the line's level against it. A message one line cannot judge
+    (`judged_across`: a per-rank count, a warning that names a risk) never is."""
+    if score < CONFIDENT_THRESHOLD or gates or message is None or message.judged_across:
         return False
     return message.kind in ANSWERING_KINDS or (found is not None and found.state == "failing")
 

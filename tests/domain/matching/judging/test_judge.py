@@ -24,3 +24,16 @@ def test_a_one_word_message_never_answers_a_line_that_says_more() -> None:
     assert first.id == "dump"
     assert not first.confident
     assert "shares only one telling word with its message" in first.held_back[0]
+
+
+def test_a_warning_one_line_cannot_judge_leads_without_confidence() -> None:
+    risk = "Using a slow tokenizer. This might cause a significant slowdown."
+    judged = made_message(risk, "warning").model_copy(
+        update={"judged_across": "compare throughput with an offline run"}
+    )
+    warned = build_index([made_reference(id="cpu", messages=[judged])])
+    first = match_text(warned, risk).matches[0]
+    assert (first.id, first.confident) == ("cpu", False)
+    assert any("compare throughput with an offline run" in reason for reason in first.reasons)
+    plain = build_index([made_reference(id="cpu", messages=[made_message(risk, "warning")])])
+    assert match_text(plain, risk).matches[0].confident
