@@ -173,3 +173,13 @@ def _cited(reference: Reference) -> set[str]:
     for text in [m.seen_in_markdown for m in reference.messages]:
         urls += [part.split(")", 1)[0] for part in text.split("](")[1:]]
     return {_thread(url) for url in urls if url}
+
+
+def test_the_first_answer_does_not_depend_on_how_many_are_asked_for(index: MatchIndex) -> None:
+    differ = []
+    for line in LINES:
+        one, five = match_text(index, line.text, limit=1), match_text(index, line.text, limit=5)
+        first = [m.id for m in one.matches], [m.id for m in five.matches[:1]]
+        if first[0] != first[1]:
+            differ.append(f"{line.file}: {line.text[:50]} {first}")
+    assert differ == []

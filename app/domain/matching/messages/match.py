@@ -29,7 +29,7 @@ from ..search.bounded import PasteBar, search_line
 from ..search.budgeted import score_line
 from ..search.compare import LineScore, LineScores
 from .leads import with_leads
-from .pages import with_pages
+from .pages import FUSED_DEPTH, with_pages
 from .warning_lines import with_healthy_first
 
 # A single-message paste beyond these is a log: use scan_log.
@@ -82,6 +82,10 @@ def match_text(
         return MatchResult(
             normalized=normalized_text, matches=[], lookups=lookups, lead=lead, **echo
         )
+    # The page text and the warnings reorder the first FUSED_DEPTH matches: worked out to
+    # that depth whatever `limit` is, so that the first answer never depends on how many
+    # are asked for.
+    depth = max(limit, FUSED_DEPTH)
     code_paths = code_path_hits(text, index.code_paths)
     keys = [comparison_key(normalized) for _, _, normalized in lines]
     stems = keyword_stems({token for key in keys for token in informative(key.split())})
@@ -90,9 +94,9 @@ def match_text(
     best: dict[int, Scored] = {}
     claimed: list[tuple[str, LineScore]] = []
     neighbours: list[tuple[int, LineScores]] = []
-    bar = PasteBar(scorer, limit, MIN_REPORT_SCORE, best)
+    bar = PasteBar(scorer, depth, MIN_REPORT_SCORE, best)
     said: set[str] = set()  # the informative tokens of the lines not set aside as healthy
-    # The best `limit` over all lines are among the best `limit` of some line.
+    # The best `depth` over all lines are among the best `depth` of some line.
     for (span, raw, _), key in zip(lines, keys, strict=True):
         scores = (
             score_line(index, key, exhaustive=True) if exhaustive else search_line(index, key, bar)
@@ -105,12 +109,12 @@ def match_text(
         number = text.count("\n", 0, span[0]) + 1
         neighbours.append((number, scores))
         level = line_level(raw)
-        for scored in scorer.ranked(scores, limit, MIN_REPORT_SCORE):
+        for scored in scorer.ranked(scores, depth, MIN_REPORT_SCORE):
             ref = scored.line.ref if scored.line is not None else -1
             if ref >= 0 and (ref not in best or scored.raw > best[ref].raw):
                 best[ref] = Scored(scored.raw, scored.line, span, level, number)
-    best.update(scorer.without_a_line(others - best.keys(), best, limit, MIN_REPORT_SCORE))
-    ranked = sorted(best.items(), key=lambda item: (-item[1].raw, item[0]))[:limit]
+    best.update(scorer.without_a_line(others - best.keys(), best, depth, MIN_REPORT_SCORE))
+    ranked = sorted(best.items(), key=lambda item: (-item[1].raw, item[0]))[:depth]
     judge = Judge(index, scorer, text, neighbours, ranked)
     matches = [judge.match(ref, scored) for ref, scored in ranked]
     printed = printed_by_their_code(index, text, code_paths, matches)
