@@ -16,6 +16,10 @@ pytestmark = pytest.mark.browser
 
 SHIPPED = len(list((PROJECT_ROOT / "references").glob("*.md"))) - 1  # less README.md
 NOTHING_LIKE_IT = "the coffee machine on floor 3 prints E42 when the tank is empty"
+DEPRECATION = (
+    "/usr/lib/python3.10/site-packages/torch/distributed/fsdp/fully_sharded_data_parallel.py:690:"
+    " FutureWarning: FSDP.state_dict_type() and FSDP.set_state_dict_type() are being deprecated."
+)
 
 
 def paste(page: Page, text: str) -> None:
@@ -53,6 +57,21 @@ def test_no_match_is_said_plainly_with_coverage_search_and_browse(
         page.locator("form.no-match-search").get_by_role("button", name="Search").click()
     assert "/references?q=kv+cache" in page.url
     expect(page.locator("a[href='/r/kv-cache-exhaustion']").first).to_be_visible()
+    assert console_errors == []
+
+
+def test_a_pasted_warning_leads_to_the_page_of_harmless_warnings(
+    page: Page, console_errors: list[str], screenshots: Path
+) -> None:
+    paste(page, DEPRECATION)
+    expect(page.locator("h1")).to_have_text("No reference matches this text")
+    lead = page.locator("#lead-title a")
+    expect(lead).to_have_attribute("href", "/r/harmless-warnings")
+    expect(page.locator("main")).to_contain_text("every line of your text is a warning")
+    page.screenshot(path=screenshots / "results-warning-lead.png")
+    with page.expect_navigation():
+        lead.click()
+    assert page.url.endswith("/r/harmless-warnings")
     assert console_errors == []
 
 

@@ -74,7 +74,10 @@ class Lead(BaseModel):
 
     id: str
     title: str
-    score: float | None = Field(description="Its match score; None for a term's look-up.")
+    score: float | None = Field(
+        description="Its match score; None for a term's look-up, or for the page of normal "
+        "output a paste of warnings leads to."
+    )
     why: list[str] = Field(description="Why it is a lead and why it is not confident.")
 
 

@@ -1,8 +1,10 @@
 """What a paste leads to when nothing matched it with confidence: never folded away. A term
 typed alone is looked up in the pages' whole text (a code leads to the page owning it,
-which answers with confidence, as the search box does); otherwise the best match that
-resembles a message is a lead, "possible", with why it is not confident (one resting on a
-message of one telling word only when no other resembles)."""
+which answers with confidence, as the search box does); a paste of warnings that no
+failure message resembles leads to the page of normal output put first for it
+(`warning_lines`); otherwise the best match that resembles a message is a lead,
+"possible", with why it is not confident (one resting on a message of one telling word
+only when no other resembles)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from ..index.match_index import MatchIndex
 from ..judging.judge import CONFIDENT_THRESHOLD, ONE_TELLING_WORD
 from ..results import Lead, LookUp, Match
 from .lookup import look_up
+from .warning_lines import REASON as WARNINGS_REASON
 
 # A match below this is too far from any message to be offered as a lead.
 LEAD_SCORE = 0.5
@@ -26,6 +29,13 @@ def with_leads(
     owner = next((found for found in lookups if found.owner), None)
     if owner is not None:
         return _owner_first(index, matches, owner), lookups, None
+    if matches and WARNINGS_REASON in matches[0].reasons:
+        normal = matches[0]  # a page of normal output, first for a paste of warnings
+        why = [
+            WARNINGS_REASON,
+            "open it to see whether it lists this warning, and when one matters",
+        ]
+        return matches, lookups, Lead(id=normal.id, title=normal.title, score=None, why=why)
     resembling = [m for m in matches if m.score >= LEAD_SCORE and m.message_match]
     best = next((m for m in resembling if not _one_word(m)), next(iter(resembling), None))
     if best is not None:

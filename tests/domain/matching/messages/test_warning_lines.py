@@ -72,10 +72,13 @@ def test_a_paste_of_warnings_and_nothing_worse(text: str, expected: bool) -> Non
 
 
 def test_a_warning_no_failure_message_resembles_leads_with_the_healthy_page() -> None:
-    matches = match_text(build_index(pages()), DEPRECATION).matches
+    result = match_text(build_index(pages()), DEPRECATION)
+    matches = result.matches
     assert [match.id for match in matches][:2] == ["harmless", "fsdp"]
     assert not matches[0].confident
     assert matches[0].reasons[-1] == REASON
+    assert result.lead is not None
+    assert (result.lead.id, result.lead.score, result.lead.why[0]) == ("harmless", None, REASON)
 
 
 def test_an_error_line_keeps_the_failure_page_first() -> None:
