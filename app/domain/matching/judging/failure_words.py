@@ -8,6 +8,7 @@ many words it shares: it may lead to the page, never answer it."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 # Words that say something failed, is wrong or is at a limit. Broad on purpose: a line
 # holding any of them keeps its match; only a line holding none against a message holding
@@ -48,3 +49,8 @@ def lines_before(text: str, start: int) -> str:
     if start <= 0 or WRAPPED_LINES <= 0:
         return ""
     return "\n".join(text[: start - 1].rsplit("\n", WRAPPED_LINES)[-WRAPPED_LINES:])
+
+
+def lines_above(lines: Sequence[str], number: int) -> str:
+    """The WRAPPED_LINES lines of a log above its line `number` (counted from 1)."""
+    return "\n".join(lines[max(0, number - 1 - WRAPPED_LINES) : number - 1])

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from ..index.match_index import MatchIndex
 from ..reading.evidence import code_path_hits
 from ..reading.tokens import plain_words, stem
-from .telling import Disagreement, tail_words, tails_disagree
+from .telling import Disagreement, tails_disagree
 
 # A telling span this many other pages' messages name is a generic status, not one answer.
 GENERIC_SPAN_PAGES = 2
@@ -41,27 +41,29 @@ def span_gate(index: MatchIndex, ref: int, text: str, meant: str) -> str | None:
     other = tails_disagree(text, meant)
     if other is None:
         return None
+    others = naming(index, ref, other.words)
+    split = apart(other, text, meant)
+    if not others and not split:
+        return None
+    # Only a span that could hold the match back is worth looking for code paths in the line.
+    own_code = ref in code_path_hits(text, index.code_paths)
     said, meant_span = other.said[:QUOTED_SPAN_CHARS], other.meant[:QUOTED_SPAN_CHARS]
     ends = f"ends “{said}” where its message ends “{meant_span}”"
-    own_code = ref in code_path_hits(text, index.code_paths)
-    if overruled(index, ref, other.words, own_code):
+    if others and overruled(index, others, own_code):
         return f"{ends}: another page's messages name what the line says"
-    if not own_code and apart(other, text, meant):
+    if split and not own_code:
         return f"{ends}: they agree only on the words around those, which many failures print"
     return None
 
 
-def overruled(index: MatchIndex, ref: int, words: frozenset[str], own_code: bool) -> bool:
-    """Whether what a line's telling span says (`words`) is another page's answer rather
-    than this one's: a message line of another reference holds every one of the words. A
-    line printed by this reference's own code is overruled only by a span that names one
-    failure: a status several pages name, or a symptom page does (`invalid argument`,
-    which many failures print), says less than the file that printed it
-    (`custom_all_reduce.cuh:164 'invalid argument'`), where `peer access is not supported
-    between these two devices` names one cause wherever it is printed."""
-    others = naming(index, ref, words)
-    if not others:
-        return False
+def overruled(index: MatchIndex, others: set[int], own_code: bool) -> bool:
+    """Whether what a line's telling span says is another page's answer rather than this
+    one's, given the other references one of whose message lines holds every word of it
+    (`others`, not empty). A line printed by this reference's own code is overruled only by
+    a span that names one failure: a status several pages name, or a symptom page does
+    (`invalid argument`, which many failures print), says less than the file that printed
+    it (`custom_all_reduce.cuh:164 'invalid argument'`), where `peer access is not
+    supported between these two devices` names one cause wherever it is printed."""
     if not own_code:
         return True
     kinds = {index.references[other].kind for other in others}
@@ -87,10 +89,9 @@ def apart(other: Disagreement, text: str, meant: str) -> bool:
     cut short of its message's span (`unable to write to file <path>` against the same
     words followed by `: No space left on device`) or a message quoted inside a longer line
     is not apart."""
-    meant_words = tail_words(meant)
-    if meant_words is None:
+    if other.meant_words is None:
         return False  # the message's span is a placeholder the line fills: a wrapper
-    said, named = _stems(other.words), _stems(meant_words)
+    said, named = _stems(other.words), _stems(other.meant_words)
     if len(said & named) >= VARIANT_SHARE * min(len(said), len(named)):
         return False
     return not named <= _stems(plain_words(text)) and not said <= _stems(plain_words(meant))

@@ -53,12 +53,14 @@ _WORD_RE = re.compile(r"[a-z]{3,}")
 
 @dataclass(frozen=True, slots=True)
 class Disagreement:
-    """A line's telling span against its message's: the words of the line's span, and the
-    two spans as written."""
+    """A line's telling span against its message's: the words of the line's span, the two
+    spans as written, and the words of the message's span (None when it is a placeholder
+    the line fills)."""
 
     words: frozenset[str]
     said: str
     meant: str
+    meant_words: frozenset[str] | None = None
 
 
 def telling_span(line: str) -> tuple[str, int] | None:
@@ -124,7 +126,7 @@ def tails_disagree(line: str, message_line: str) -> Disagreement | None:
     said_stems, meant_stems = {stem(word) for word in said}, {stem(word) for word in meant}
     if said_stems <= meant_stems or meant_stems <= said_stems:
         return None
-    return Disagreement(said, _span_text(line), _span_text(message_line))
+    return Disagreement(said, _span_text(line), _span_text(message_line), meant)
 
 
 def _span_text(line: str) -> str:

@@ -21,7 +21,7 @@ from ..judging.candidates import (
     PasteEvidence,
     rank_candidates,
 )
-from ..judging.failure_words import WRAPPED_LINES
+from ..judging.failure_words import lines_above
 from ..judging.judge import (
     ANSWERING_KINDS,
     CONFIDENT_THRESHOLD,
@@ -280,7 +280,7 @@ class _Found:
         scored = Scored(hit.raw, hit.best, None, line_level(example), example_line)
         window = "\n".join(self.lines[example_line - 1 : example_line - 1 + size])
         verdict = fields.verdict if fields is not None else diagnostic_verdict(message, window)
-        before = "\n".join(self.lines[max(0, example_line - 1 - WRAPPED_LINES) : example_line - 1])
+        before = lines_above(self.lines, example_line)
         gates = gates_for(self.index, reference, self.query, scored, example, before)
         score = round(min(1.0, hit.raw), 3)
         candidates: list[CandidateMatch] = []
